@@ -1,0 +1,39 @@
+import { Effect, Layer, Option, Redacted } from "effect"
+import { jwtVerify } from "jose"
+import { Unauthenticated } from "../../core/shared/Errors.js"
+import { SessionVerifier } from "../../core/tenancy/SessionVerifier.js"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * HS256 session tokens: `sub` is the user id (uuid), `email` optional, `exp` required.
+ * Without a secret every session is refused.
+ */
+export const layer = (secret: Option.Option<Redacted.Redacted>) =>
+  Layer.succeed(
+    SessionVerifier,
+    SessionVerifier.of({
+      verify: (token) =>
+        Option.match(secret, {
+          onNone: () => Effect.fail(new Unauthenticated({ message: "sessions are not enabled on this deployment" })),
+          onSome: (key) =>
+            Effect.tryPromise({
+              try: () =>
+                jwtVerify(token, new TextEncoder().encode(Redacted.value(key)), {
+                  algorithms: ["HS256"],
+                  requiredClaims: ["exp", "sub"]
+                }),
+              catch: () => new Unauthenticated({ message: "invalid or expired session token" })
+            }).pipe(
+              Effect.flatMap(({ payload }) => {
+                const sub = payload.sub
+                if (sub === undefined || !UUID.test(sub)) {
+                  return Effect.fail(new Unauthenticated({ message: "session token subject must be a user id" }))
+                }
+                const email = typeof payload.email === "string" ? payload.email.toLowerCase() : null
+                return Effect.succeed({ userId: sub.toLowerCase(), email })
+              })
+            )
+        })
+    })
+  )

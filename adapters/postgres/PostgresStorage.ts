@@ -1,0 +1,18 @@
+import { PgClient } from "@effect/sql-pg"
+import { Redacted } from "effect"
+import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
+import * as SqlStorage from "../sql/SqlStorage.js"
+
+/** A pooled Postgres client. JSON columns keep their keys as written. */
+export const client = (url: string, maxConnections = 10) =>
+  PgClient.layer({
+    url: Redacted.make(url),
+    maxConnections,
+    transformQueryNames: camelToSnake,
+    transformResultNames: snakeToCamel,
+    transformJson: false,
+    applicationName: "catalog-service"
+  })
+
+/** Every storage port on Postgres, migrated. */
+export const layer = (url: string, maxConnections?: number) => SqlStorage.fromClient(client(url, maxConnections))

@@ -1,0 +1,22 @@
+import { Schema } from "effect"
+
+/**
+ * A JSON column: Postgres `jsonb` arrives parsed, SQLite `text` arrives as a string.
+ * Decodes either into `schema`.
+ */
+export const JsonColumn = <A, I, R>(schema: Schema.Schema<A, I, R>) =>
+  Schema.Union(Schema.parseJson(schema), schema as Schema.Schema<A, I, R>)
+
+/** Postgres `boolean` or SQLite 0/1. Written as 0/1, which Postgres also accepts for boolean. */
+export const BooleanColumn = Schema.Union(
+  Schema.Boolean,
+  Schema.transform(Schema.Literal(0, 1), Schema.Boolean, { strict: true, decode: (n) => n === 1, encode: (b) => (b ? 1 : 0) })
+)
+
+/** Counts and other integers: Postgres may hand back bigint as string. */
+export const IntColumn = Schema.Union(Schema.Number, Schema.NumberFromString)
+
+/** A JSON value to write: both dialects take it as text. */
+export const toJson = (value: unknown): string => JSON.stringify(value)
+
+export const toBool = (value: boolean): number => (value ? 1 : 0)

@@ -1,0 +1,15 @@
+import type { SqlError } from "@effect/sql/SqlError"
+
+/** True when the database refused the write for a UNIQUE constraint (SQLite or Postgres). */
+export const isUniqueViolation = (error: SqlError): boolean => {
+  const cause = error.cause as { code?: unknown } | undefined
+  const code = typeof cause?.code === "string" ? cause.code : ""
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY"
+}
+
+/** True when a foreign key refused the write. */
+export const isForeignKeyViolation = (error: SqlError): boolean => {
+  const cause = error.cause as { code?: unknown } | undefined
+  const code = typeof cause?.code === "string" ? cause.code : ""
+  return code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY"
+}

@@ -1,0 +1,30 @@
+import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import { Effect, Layer } from "effect"
+import { migrations } from "./migrations/index.js"
+import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
+import * as SqlEventLog from "./SqlEventLog.js"
+import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
+import * as SqlReadiness from "./SqlReadiness.js"
+import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
+import * as SqlUserRepository from "./SqlUserRepository.js"
+
+/** Runs every pending migration; both dialects share one set. */
+export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+
+/** Every storage port, over whichever SqlClient is provided. */
+export const repositories = Layer.mergeAll(
+  SqlUnitOfWork.layer,
+  SqlEventLog.layer,
+  SqlOrganizationRepository.layer,
+  SqlUserRepository.layer,
+  SqlApiKeyRepository.layer,
+  SqlReadiness.layer
+)
+
+/** The storage ports over `client`, after migrating it. */
+export const fromClient = <E, R>(client: Layer.Layer<SqlClient.SqlClient, E, R>) =>
+  repositories.pipe(
+    Layer.provideMerge(Layer.effectDiscard(Effect.orDie(migrate))),
+    Layer.provideMerge(client)
+  )

@@ -1,0 +1,30 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { APP_ROLE } from "./Rls.js"
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // Postgres: the tenant is a transaction-local setting and the transaction drops to the
+  // application role, so row-level security decides what is visible. SQLite: one process,
+  // no roles; the repositories' filters do the same work.
+  const enterTenant = (organizationId: string) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        sql`select set_config('app.organization_id', ${organizationId}, true)`.pipe(
+          Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`)),
+          Effect.asVoid
+        ),
+      orElse: () => Effect.void
+    })
+
+  return UnitOfWork.of({
+    tenant: (organizationId, effect) =>
+      sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
+        Effect.catchTag("SqlError", Effect.die)
+      ) as typeof effect,
+    system: (effect) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect
+  })
+})
+
+export const layer = Layer.effect(UnitOfWork, make)

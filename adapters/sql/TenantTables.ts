@@ -1,0 +1,10 @@
+/**
+ * Every table that holds a tenant's rows, children before parents. The tenant export reads
+ * them all and the cascade delete counts them; a new tenant table is added here.
+ */
+export const TENANT_TABLES: ReadonlyArray<string> = [
+  "api_keys",
+  "invites",
+  "memberships",
+  "events"
+]

@@ -1,0 +1,6 @@
+import tenancy from "./0001_tenancy.js"
+
+/** Every migration, by id. Ids only grow; a shipped migration is never edited. */
+export const migrations = {
+  "1_tenancy": tenancy
+}

@@ -1,0 +1,30 @@
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import { Effect, Layer } from "effect"
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
+import * as SqlStorage from "../sql/SqlStorage.js"
+
+/** A SQLite connection set up for durability: WAL, full fsync on commit, foreign keys, a busy timeout. */
+export const client = (filename: string) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe("PRAGMA synchronous = FULL")
+      yield* sql.unsafe("PRAGMA foreign_keys = ON")
+      yield* sql.unsafe("PRAGMA busy_timeout = 5000")
+    }).pipe(Effect.orDie)
+  ).pipe(
+    Layer.provideMerge(
+      Layer.unwrapEffect(
+        Effect.sync(() => {
+          if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
+          return SqliteClient.layer({ filename, transformQueryNames: camelToSnake, transformResultNames: snakeToCamel })
+        })
+      )
+    )
+  )
+
+/** Every storage port on a SQLite file (or `:memory:`), migrated. */
+export const layer = (filename: string) => SqlStorage.fromClient(client(filename))

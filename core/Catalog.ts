@@ -1,0 +1,12 @@
+import { Layer } from "effect"
+import { ApiKeysLive } from "./tenancy/ApiKeys.js"
+import { AuthenticationLive } from "./tenancy/Authentication.js"
+import { OrganizationsLive } from "./tenancy/Organizations.js"
+
+/**
+ * Every use case of the catalog, built on the ports: storage repositories, the event log,
+ * the unit of work, crypto, the session verifier, the blob store and the catalog settings.
+ */
+export const services = Layer.mergeAll(OrganizationsLive, ApiKeysLive).pipe(
+  Layer.provideMerge(AuthenticationLive)
+)

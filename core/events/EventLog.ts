@@ -1,0 +1,39 @@
+import { Context, Effect } from "effect"
+import { Crypto } from "../shared/Crypto.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { CatalogEvent, type NewEvent } from "./Event.js"
+
+/** The outbox: events are appended inside the write's transaction. */
+export class EventLog extends Context.Tag("catalog/EventLog")<EventLog, {
+  /** Appends one event; call it inside the transaction of the write it announces. */
+  readonly append: (event: CatalogEvent) => Effect.Effect<void>
+}>() {}
+
+/** Records `event` as done by the current actor in the current organization. */
+export const emit = (event: NewEvent): Effect.Effect<CatalogEvent, never, EventLog | CurrentTenant | Crypto> =>
+  Effect.gen(function*() {
+    const tenant = yield* CurrentTenant
+    const record = yield* makeEvent(tenant.organizationId, tenant.actor, event)
+    yield* (yield* EventLog).append(record)
+    return record
+  })
+
+export const makeEvent = (
+  organizationId: string,
+  actor: CatalogEvent["actor"],
+  event: NewEvent
+): Effect.Effect<CatalogEvent, never, Crypto> =>
+  Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+    return new CatalogEvent({
+      id: yield* crypto.uuid,
+      organizationId,
+      name: event.name,
+      entityType: event.entityType,
+      entityId: event.entityId,
+      actor,
+      payload: event.payload ?? {},
+      createdAt: new Date(now).toISOString()
+    })
+  })

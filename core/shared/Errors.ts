@@ -1,0 +1,49 @@
+import { Schema } from "effect"
+
+/** One reason a request was refused: where (`path` into the input) and why. */
+export const Issue = Schema.Struct({
+  path: Schema.Array(Schema.Union(Schema.String, Schema.Number)),
+  message: Schema.String,
+  code: Schema.String
+})
+export type Issue = typeof Issue.Type
+
+/** The input, or a business rule applied to it, rejected the write. */
+export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
+  message: Schema.String,
+  issues: Schema.Array(Issue)
+}) {
+  static one(path: ReadonlyArray<string | number>, message: string, code = "invalid"): ValidationFailed {
+    return new ValidationFailed({ message, issues: [{ path, message, code }] })
+  }
+  static of(issues: ReadonlyArray<Issue>): ValidationFailed {
+    return new ValidationFailed({ message: issues.map((i) => i.message).join("; "), issues })
+  }
+}
+
+/** The entity does not exist, or belongs to another organization (the two are never told apart). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  entity: Schema.String,
+  id: Schema.String
+}) {
+  override get message(): string {
+    return `${this.entity} ${this.id} not found`
+  }
+}
+
+/** A uniqueness clash or a write that the current state forbids (a family still in use). */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  message: Schema.String
+}) {}
+
+/** Authenticated, but not allowed. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  message: Schema.String
+}) {}
+
+/** Missing, malformed, unknown, revoked or expired credentials. */
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
+  message: Schema.String
+}) {}
+
+export type CatalogError = ValidationFailed | NotFound | Conflict | Forbidden | Unauthenticated

@@ -1,0 +1,32 @@
+import { Schema } from "effect"
+
+/** Refuses keys the schema does not declare (instead of dropping them silently). */
+export const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+export const Uuid = Schema.UUID.annotations({ message: () => "must be a UUID" })
+
+export const Slug = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.pattern(/^[a-z0-9-]+$/, { message: () => "must match ^[a-z0-9-]+$" })
+)
+
+export const Code = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-z0-9_]*$/, { message: () => "must match ^[a-z][a-z0-9_]*$" })
+)
+
+export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+
+/** An ISO 8601 date-time with an explicit zone, kept as the string sent. */
+export const DateTimeString = Schema.String.pipe(
+  Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: () => "must be an ISO 8601 date-time with a zone"
+  })
+)
+
+/** An instant as it goes on the wire: ISO 8601 in UTC with milliseconds. */
+export const Timestamp = Schema.String
+
+export const toTimestamp = (millis: number): string => new Date(millis).toISOString()
+
+/** Map of locale to text. */
+export const LocalizedLabel = Schema.Record({ key: Schema.String, value: Schema.String })

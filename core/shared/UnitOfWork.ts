@@ -1,0 +1,18 @@
+import { Context, type Effect } from "effect"
+
+/**
+ * Transactions. Every write and the event it emits run inside one of these, so they commit
+ * together or not at all. Nested calls join the outer transaction.
+ */
+export class UnitOfWork extends Context.Tag("catalog/UnitOfWork")<UnitOfWork, {
+  /**
+   * Runs `effect` in one transaction in which only `organizationId`'s rows are visible.
+   * On Postgres this is enforced by row-level security, not only by the queries' filters.
+   */
+  readonly tenant: <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Runs `effect` in one transaction that sees every organization: provisioning, resolving
+   * credentials, deleting a tenant, the outbox.
+   */
+  readonly system: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}>() {}

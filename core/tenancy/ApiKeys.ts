@@ -1,0 +1,127 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { Crypto } from "../shared/Crypto.js"
+import { NotFound, ValidationFailed } from "../shared/Errors.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "./Actor.js"
+import { type ApiKey, CreatedApiKey, KEY_PREFIX, toApiKey } from "./ApiKey.js"
+import { ApiKeyRepository } from "./ApiKeyRepository.js"
+import { Authentication } from "./Authentication.js"
+
+export class ApiKeys extends Context.Tag("catalog/ApiKeys")<ApiKeys, {
+  readonly list: Effect.Effect<ReadonlyArray<ApiKey>, never, CurrentTenant>
+  readonly create: (
+    input: { readonly name: string; readonly expiresAt?: string | undefined }
+  ) => Effect.Effect<CreatedApiKey, ValidationFailed, CurrentTenant>
+  readonly rename: (id: string, name: string) => Effect.Effect<ApiKey, NotFound, CurrentTenant>
+  readonly revoke: (id: string) => Effect.Effect<ApiKey, NotFound, CurrentTenant>
+  /** Registers a known plaintext key (the single-tenant bootstrap key), once. */
+  readonly ensure: (organizationId: string, plaintext: string, name: string) => Effect.Effect<void>
+  /** Mints a key for an organization outside any request (the printed bootstrap key). */
+  readonly mint: (organizationId: string, name: string) => Effect.Effect<string>
+}>() {}
+
+export const makeApiKeys = Effect.gen(function*() {
+  const repo = yield* ApiKeyRepository
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const auth = yield* Authentication
+  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+
+  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+
+  const insertKey = (organizationId: string, plaintext: string, name: string, expiresAt: string | null) =>
+    Effect.gen(function*() {
+      const at = yield* now
+      const record = {
+        id: yield* crypto.uuid,
+        organizationId,
+        name,
+        prefix: plaintext.slice(0, KEY_PREFIX.length + 4),
+        keyHash: yield* crypto.sha256Hex(plaintext),
+        createdAt: at,
+        updatedAt: at,
+        lastUsedAt: null,
+        expiresAt,
+        revokedAt: null
+      }
+      yield* repo.insert(record)
+      return record
+    })
+
+  const list = Effect.gen(function*() {
+    const at = yield* now
+    const rows = yield* inTenant(repo.list)
+    return rows.map((r) => toApiKey(r, at))
+  })
+
+  const create = (input: { readonly name: string; readonly expiresAt?: string | undefined }) =>
+    Effect.gen(function*() {
+      const at = yield* now
+      const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString()
+      if (expiresAt !== null && expiresAt <= at) {
+        return yield* ValidationFailed.one(["expiresAt"], "must be in the future", "expired")
+      }
+      const plaintext = KEY_PREFIX + (yield* crypto.randomToken(32))
+      const record = yield* inTenant((organizationId) =>
+        Effect.gen(function*() {
+          const record = yield* insertKey(organizationId, plaintext, input.name, expiresAt)
+          yield* services(emit({ name: "api_key.created", entityType: "api_key", entityId: record.id, payload: { name: record.name } }))
+          return record
+        })
+      )
+      return new CreatedApiKey({ ...toApiKey(record, at), key: plaintext })
+    })
+
+  const rename = (id: string, name: string) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const row = yield* repo.rename(organizationId, id, name, at)
+        if (Option.isNone(row)) return yield* new NotFound({ entity: "api key", id })
+        yield* services(emit({ name: "api_key.updated", entityType: "api_key", entityId: id, payload: { changed_fields: ["name"] } }))
+        return toApiKey(row.value, at)
+      })
+    )
+
+  const revoke = (id: string) =>
+    Effect.gen(function*() {
+      const key = yield* inTenant((organizationId) =>
+        Effect.gen(function*() {
+          const at = yield* now
+          const row = yield* repo.revoke(organizationId, id, at)
+          if (Option.isNone(row)) return yield* new NotFound({ entity: "api key", id })
+          yield* services(emit({ name: "api_key.revoked", entityType: "api_key", entityId: id, payload: {} }))
+          return toApiKey(row.value, at)
+        })
+      )
+      // This process stops honouring the key at once; others within the cache's lifetime.
+      yield* auth.invalidateKeys
+      return key
+    })
+
+  const ensure = (organizationId: string, plaintext: string, name: string) =>
+    uow.system(
+      Effect.gen(function*() {
+        const existing = yield* repo.findByHash(yield* crypto.sha256Hex(plaintext))
+        if (Option.isSome(existing)) return
+        yield* insertKey(organizationId, plaintext, name, null)
+      })
+    )
+
+  const mint = (organizationId: string, name: string) =>
+    Effect.gen(function*() {
+      const plaintext = KEY_PREFIX + (yield* crypto.randomToken(32))
+      yield* uow.system(insertKey(organizationId, plaintext, name, null))
+      return plaintext
+    })
+
+  return ApiKeys.of({ list, create, rename, revoke, ensure, mint })
+})
+
+export const ApiKeysLive = Layer.effect(ApiKeys, makeApiKeys)

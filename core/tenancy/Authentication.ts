@@ -1,0 +1,134 @@
+import { Cache, Context, Duration, Effect, Layer, Option } from "effect"
+import { Crypto } from "../shared/Crypto.js"
+import { Forbidden, Unauthenticated, ValidationFailed } from "../shared/Errors.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import type { Actor, Role } from "./Actor.js"
+import { type ApiKeyRecord, KEY_PREFIX } from "./ApiKey.js"
+import { ApiKeyRepository } from "./ApiKeyRepository.js"
+import type { Principal } from "./Principal.js"
+import { SessionVerifier } from "./SessionVerifier.js"
+import { UserRepository } from "./UserRepository.js"
+
+const KEY_FORMAT = /^pim_[A-Za-z0-9_-]{43}$/
+const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** A resolved key is trusted this long: a revoked or expired key may work until then. */
+const KEY_CACHE_TTL = Duration.seconds(60)
+const KEY_CACHE_CAPACITY = 10_000
+/** Last-used is written at most this often per key. */
+const LAST_USED_EVERY_MS = 60_000
+
+export interface ResolvedTenant {
+  readonly organizationId: string
+  readonly actor: Actor
+  readonly role: Role | null
+}
+
+const unauthenticated = (message: string) => new Unauthenticated({ message })
+
+/** Turns the credentials of a request into a principal, and a principal into a tenant. */
+export class Authentication extends Context.Tag("catalog/Authentication")<Authentication, {
+  /** Resolves `Authorization: Bearer ...`: an API key (`pim_...`) or an admin session token. */
+  readonly principal: (bearer: string | undefined) => Effect.Effect<Principal, Unauthenticated>
+  /** The organization the principal acts in: the key's own, or the one a session selects. */
+  readonly tenant: (
+    principal: Principal,
+    organizationHeader: string | undefined
+  ) => Effect.Effect<ResolvedTenant, Forbidden | ValidationFailed>
+  /** Forgets every cached key resolution (after revocations and tenant deletions). */
+  readonly invalidateKeys: Effect.Effect<void>
+}>() {}
+
+export const makeAuthentication = Effect.gen(function*() {
+  const keys = yield* ApiKeyRepository
+  const users = yield* UserRepository
+  const sessions = yield* SessionVerifier
+  const crypto = yield* Crypto
+  const uow = yield* UnitOfWork
+
+  const keyCache = yield* Cache.make({
+    capacity: KEY_CACHE_CAPACITY,
+    timeToLive: KEY_CACHE_TTL,
+    lookup: (hash: string) => uow.system(keys.findByHash(hash))
+  })
+  const lastTouched = new Map<string, number>()
+  const seenUsers = yield* Cache.make({
+    capacity: KEY_CACHE_CAPACITY,
+    timeToLive: KEY_CACHE_TTL,
+    lookup: (identity: string) => {
+      const [userId, email] = JSON.parse(identity) as [string, string | null]
+      return recordUser(userId, email)
+    }
+  })
+
+  function recordUser(userId: string, email: string | null) {
+    return Effect.gen(function*() {
+      const now = toTimestamp(yield* Effect.clockWith((c) => c.currentTimeMillis))
+      yield* uow.system(
+        Effect.gen(function*() {
+          yield* users.upsert({ id: userId, email }, now)
+          if (email !== null) yield* users.claimInvites(userId, email, now)
+        })
+      )
+    })
+  }
+
+  const touch = (key: ApiKeyRecord, nowMillis: number) => {
+    const last = lastTouched.get(key.id) ?? 0
+    if (nowMillis - last < LAST_USED_EVERY_MS) return Effect.void
+    lastTouched.set(key.id, nowMillis)
+    if (lastTouched.size > KEY_CACHE_CAPACITY) lastTouched.clear()
+    return Effect.forkDaemon(uow.system(keys.touchLastUsed(key.id, toTimestamp(nowMillis)))).pipe(Effect.asVoid)
+  }
+
+  const apiKey = (token: string) =>
+    Effect.gen(function*() {
+      if (!KEY_FORMAT.test(token)) return yield* unauthenticated("malformed API key")
+      const hash = yield* crypto.sha256Hex(token)
+      const found = yield* keyCache.get(hash)
+      if (Option.isNone(found)) return yield* unauthenticated("unknown API key")
+      const key = found.value
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      if (key.revokedAt !== null) return yield* unauthenticated("API key revoked")
+      if (key.expiresAt !== null && key.expiresAt <= toTimestamp(now)) return yield* unauthenticated("API key expired")
+      yield* touch(key, now)
+      return { _tag: "ApiKey", keyId: key.id, organizationId: key.organizationId } satisfies Principal
+    })
+
+  const session = (token: string) =>
+    Effect.gen(function*() {
+      const claims = yield* sessions.verify(token)
+      yield* seenUsers.get(JSON.stringify([claims.userId, claims.email]))
+      return { _tag: "User", userId: claims.userId, email: claims.email } satisfies Principal
+    })
+
+  const principal = (bearer: string | undefined): Effect.Effect<Principal, Unauthenticated> => {
+    if (bearer === undefined || bearer.length === 0) return Effect.fail(unauthenticated("missing credentials"))
+    return bearer.startsWith(KEY_PREFIX) ? apiKey(bearer) : session(bearer)
+  }
+
+  const tenant = (p: Principal, organizationHeader: string | undefined) =>
+    Effect.gen(function*() {
+      switch (p._tag) {
+        case "ApiKey":
+          return { organizationId: p.organizationId, actor: { type: "api_key", id: p.keyId }, role: null } as const
+        case "Service":
+          return yield* new Forbidden({ message: "the service key only creates organizations" })
+        case "User": {
+          if (organizationHeader === undefined) {
+            return yield* new Forbidden({ message: "select an organization with the x-organization-id header" })
+          }
+          if (!UUID_FORMAT.test(organizationHeader)) {
+            return yield* ValidationFailed.one(["headers", "x-organization-id"], "must be a UUID", "invalid_uuid")
+          }
+          const role = yield* uow.system(users.roleIn(organizationHeader.toLowerCase(), p.userId))
+          if (Option.isNone(role)) return yield* new Forbidden({ message: "no membership in the requested organization" })
+          return { organizationId: organizationHeader.toLowerCase(), actor: { type: "user", id: p.userId }, role: role.value } as const
+        }
+      }
+    })
+
+  return Authentication.of({ principal, tenant, invalidateKeys: keyCache.invalidateAll })
+})
+
+export const AuthenticationLive = Layer.effect(Authentication, makeAuthentication)

@@ -1,0 +1,69 @@
+import { Schema } from "effect"
+import { NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+
+/** The only settings an organization accepts; any other key is refused on write. */
+export const OrganizationSettings = Schema.Struct({
+  default_locale: Schema.optional(Schema.String),
+  default_channel: Schema.optional(Schema.String),
+  default_currency: Schema.optional(Schema.String),
+  content_pages_enabled: Schema.optional(Schema.Boolean)
+}).annotations(strict)
+export type OrganizationSettings = typeof OrganizationSettings.Type
+
+export const BillingStatus = Schema.Literal("trialing", "active", "past_due", "paused", "cancelled")
+
+/** Read-only; written by a billing control plane. Null where the deployment does not bill. */
+export const Billing = Schema.Struct({
+  plan: Schema.String,
+  status: BillingStatus,
+  interval: Schema.optional(Schema.NullOr(Schema.Literal("weekly", "monthly", "quarterly", "yearly"))),
+  currentPeriodEnd: Schema.optional(Schema.NullOr(Schema.String)),
+  cancelAtPeriodEnd: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  trialEnd: Schema.optional(Schema.NullOr(Schema.String))
+})
+export type Billing = typeof Billing.Type
+
+export class Organization extends Schema.Class<Organization>("Organization")({
+  id: Uuid,
+  name: Schema.String,
+  slug: Schema.String,
+  settings: Schema.NullOr(OrganizationSettings),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+export const FeatureState = Schema.Struct({ entitled: Schema.Boolean, enabled: Schema.Boolean })
+
+/** `GET /v1/organizations/me`: the organization with its features and billing. */
+export class OrganizationDetails extends Schema.Class<OrganizationDetails>("OrganizationDetails")({
+  ...Organization.fields,
+  features: Schema.Struct({ content_pages: FeatureState }),
+  billing: Schema.NullOr(Billing)
+}) {}
+
+export const InitialAdmin = Schema.Struct({
+  email: Schema.optional(Schema.String.pipe(Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" }))),
+  userId: Schema.optional(Uuid)
+}).annotations(strict)
+
+export const CreateOrganization = Schema.Struct({
+  name: NonEmptyString,
+  slug: Slug,
+  settings: Schema.optional(Schema.NullOr(OrganizationSettings)),
+  initialAdmin: Schema.optional(InitialAdmin)
+})
+export type CreateOrganization = typeof CreateOrganization.Type
+
+export const UpdateOrganization = Schema.Struct({
+  name: Schema.optional(NonEmptyString),
+  slug: Schema.optional(Slug),
+  settings: Schema.optional(Schema.NullOr(OrganizationSettings))
+})
+export type UpdateOrganization = typeof UpdateOrganization.Type
+
+export const DeleteOrganization = Schema.Struct({ confirm: NonEmptyString })
+
+export class OrganizationDeleted extends Schema.Class<OrganizationDeleted>("OrganizationDeleted")({
+  exportKey: Schema.String,
+  deletedCounts: Schema.Record({ key: Schema.String, value: Schema.Number })
+}) {}

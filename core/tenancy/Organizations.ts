@@ -1,0 +1,216 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { makeEvent } from "../events/EventLog.js"
+import { EventLog } from "../events/EventLog.js"
+import { BlobStore } from "../shared/BlobStore.js"
+import { CatalogSettings } from "../shared/CatalogSettings.js"
+import { Crypto } from "../shared/Crypto.js"
+import { type Conflict, Forbidden, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { type Actor, CurrentTenant, SYSTEM_ACTOR_ID } from "./Actor.js"
+import {
+  type CreateOrganization,
+  Organization,
+  OrganizationDeleted,
+  OrganizationDetails,
+  type OrganizationSettings,
+  type UpdateOrganization
+} from "./Organization.js"
+import { OrganizationRepository } from "./OrganizationRepository.js"
+import type { Principal } from "./Principal.js"
+import { UserRepository } from "./UserRepository.js"
+
+export class Organizations extends Context.Tag("catalog/Organizations")<Organizations, {
+  /** Creates an organization for a signed-in member of another one, or for the service on behalf of `initialAdmin`. */
+  readonly create: (input: CreateOrganization, creator: Principal) => Effect.Effect<Organization, Forbidden | NotFound | Conflict>
+  /** Ensures the single-tenant bootstrap organization exists (idempotent); answers it. */
+  readonly ensureBootstrap: (slug: string) => Effect.Effect<Organization, Conflict>
+  readonly current: Effect.Effect<OrganizationDetails, NotFound, CurrentTenant>
+  readonly updateCurrent: (input: UpdateOrganization) => Effect.Effect<Organization, NotFound | Conflict, CurrentTenant>
+  /** Exports the tenant to the blob store, records `organization.deleted`, then cascades it away. */
+  readonly delete: (
+    id: string,
+    confirm: string
+  ) => Effect.Effect<OrganizationDeleted, Forbidden | NotFound | ValidationFailed, CurrentTenant>
+}>() {}
+
+const nowIso = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+
+export const makeOrganizations = Effect.gen(function*() {
+  const repo = yield* OrganizationRepository
+  const users = yield* UserRepository
+  const events = yield* EventLog
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const blobs = yield* BlobStore
+  const settings = yield* CatalogSettings
+
+  const record = (organizationId: string, actor: Actor, name: string, payload: Record<string, unknown>) =>
+    makeEvent(organizationId, actor, { name, entityType: "organization", entityId: organizationId, payload }).pipe(
+      Effect.flatMap(events.append),
+      Effect.provideService(Crypto, crypto)
+    )
+
+  const insertOrganization = (name: string, slug: string, orgSettings: OrganizationSettings | null) =>
+    Effect.gen(function*() {
+      const now = yield* nowIso
+      const organization = new Organization({ id: yield* crypto.uuid, name, slug, settings: orgSettings, createdAt: now, updatedAt: now })
+      yield* repo.insert(organization)
+      return organization
+    })
+
+  const create = (input: CreateOrganization, creator: Principal) =>
+    Effect.gen(function*() {
+      if (settings.tenancy === "single") {
+        return yield* new Forbidden({ message: "this deployment serves a single organization" })
+      }
+      switch (creator._tag) {
+        case "ApiKey":
+          return yield* new Forbidden({ message: "an API key cannot create organizations" })
+        case "User": {
+          const memberships = yield* uow.system(users.memberships(creator.userId))
+          if (memberships.length === 0) {
+            return yield* new Forbidden({ message: "only a member of an organization can create another" })
+          }
+          break
+        }
+        case "Service":
+          break
+      }
+      const id = yield* crypto.uuid
+      return yield* uow.tenant(
+        id,
+        Effect.gen(function*() {
+          const now = yield* nowIso
+          const organization = new Organization({
+            id,
+            name: input.name,
+            slug: input.slug,
+            settings: input.settings ?? null,
+            createdAt: now,
+            updatedAt: now
+          })
+          yield* repo.insert(organization)
+          let actor: Actor = { type: "service", id: SYSTEM_ACTOR_ID }
+          let admin: Record<string, unknown> = {}
+          if (creator._tag === "User") {
+            actor = { type: "user", id: creator.userId }
+            yield* users.addMembership(id, creator.userId, "admin", now)
+            admin = { userId: creator.userId }
+          } else if (input.initialAdmin !== undefined) {
+            const { email, userId } = input.initialAdmin
+            const existing = userId !== undefined
+              ? yield* users.findById(userId).pipe(
+                Effect.flatMap(Option.match({
+                  onNone: () => Effect.fail(new NotFound({ entity: "user", id: userId })),
+                  onSome: Effect.succeed
+                }))
+              )
+              : email !== undefined
+              ? Option.getOrUndefined(yield* users.findByEmail(email))
+              : undefined
+            if (existing !== undefined) {
+              yield* users.addMembership(id, existing.id, "admin", now)
+              admin = { userId: existing.id }
+            } else if (email !== undefined) {
+              yield* users.addInvite(id, email.toLowerCase(), "admin", now)
+              admin = { invited: email.toLowerCase() }
+            }
+          }
+          yield* record(id, actor, "organization.created", { slug: input.slug, ...admin })
+          return organization
+        })
+      )
+    })
+
+  const ensureBootstrap = (slug: string) =>
+    Effect.gen(function*() {
+      const found = yield* uow.system(repo.findBySlug(slug))
+      if (Option.isSome(found)) return found.value
+      const organization = yield* uow.system(insertOrganization(slug, slug, null))
+      yield* uow.tenant(organization.id, record(organization.id, { type: "system", id: SYSTEM_ACTOR_ID }, "organization.created", { slug }))
+      return organization
+    })
+
+  const current = Effect.gen(function*() {
+    const tenant = yield* CurrentTenant
+    const row = yield* uow.tenant(tenant.organizationId, repo.findById(tenant.organizationId))
+    if (Option.isNone(row)) return yield* new NotFound({ entity: "organization", id: tenant.organizationId })
+    const { billing, organization } = row.value
+    return new OrganizationDetails({
+      ...organization,
+      features: {
+        content_pages: {
+          entitled: settings.contentPagesEntitled,
+          enabled: organization.settings?.content_pages_enabled ?? true
+        }
+      },
+      billing
+    })
+  })
+
+  const updateCurrent = (input: UpdateOrganization) =>
+    Effect.gen(function*() {
+      const tenant = yield* CurrentTenant
+      return yield* uow.tenant(
+        tenant.organizationId,
+        Effect.gen(function*() {
+          const row = yield* repo.findById(tenant.organizationId)
+          if (Option.isNone(row)) return yield* new NotFound({ entity: "organization", id: tenant.organizationId })
+          const before = row.value.organization
+          const nextSettings = input.settings === undefined
+            ? undefined
+            : input.settings === null
+            ? null
+            : { ...before.settings, ...input.settings }
+          const changed: Array<string> = []
+          if (input.name !== undefined && input.name !== before.name) changed.push("name")
+          if (input.slug !== undefined && input.slug !== before.slug) changed.push("slug")
+          if (nextSettings !== undefined && JSON.stringify(nextSettings) !== JSON.stringify(before.settings)) changed.push("settings")
+          const updated = yield* repo.update(tenant.organizationId, {
+            ...(input.name !== undefined ? { name: input.name } : {}),
+            ...(input.slug !== undefined ? { slug: input.slug } : {}),
+            ...(nextSettings !== undefined ? { settings: nextSettings } : {}),
+            updatedAt: yield* nowIso
+          })
+          if (Option.isNone(updated)) return yield* new NotFound({ entity: "organization", id: tenant.organizationId })
+          yield* record(tenant.organizationId, tenant.actor, "organization.updated", { changed_fields: changed })
+          return updated.value
+        })
+      )
+    })
+
+  const remove = (id: string, confirm: string) =>
+    Effect.gen(function*() {
+      const tenant = yield* CurrentTenant
+      // Another organization's id is answered like a missing one: never confirm it exists.
+      if (id !== tenant.organizationId) return yield* new NotFound({ entity: "organization", id })
+      if (tenant.actor.type !== "user" || tenant.role !== "admin") {
+        return yield* new Forbidden({ message: "only an admin of the organization can delete it" })
+      }
+      const row = yield* uow.tenant(id, repo.findById(id))
+      if (Option.isNone(row)) return yield* new NotFound({ entity: "organization", id })
+      const organization = row.value.organization
+      if (confirm !== organization.slug) {
+        return yield* ValidationFailed.one(["confirm"], "must equal the organization slug", "confirm_mismatch")
+      }
+      const now = yield* nowIso
+      const exportKey = `exports/${id}/${now.replace(/[:.]/g, "-")}.json`
+      const dump = yield* uow.tenant(id, repo.exportTenant(id))
+      const body = JSON.stringify({ organization, exportedAt: now, tables: dump })
+      yield* blobs.put(exportKey, new TextEncoder().encode(body))
+      const deletedCounts = yield* uow.system(
+        Effect.gen(function*() {
+          const counts = yield* repo.deleteCascade(id)
+          // Recorded after the cascade so the event outlives the tenant as its tombstone.
+          yield* record(id, tenant.actor, "organization.deleted", { slug: organization.slug, exportKey })
+          return counts
+        })
+      )
+      return new OrganizationDeleted({ exportKey, deletedCounts })
+    })
+
+  return Organizations.of({ create, ensureBootstrap, current, updateCurrent, delete: remove })
+})
+
+export const OrganizationsLive = Layer.effect(Organizations, makeOrganizations)

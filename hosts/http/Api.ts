@@ -1,0 +1,17 @@
+import { HttpApi } from "@effect/platform"
+import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+import { HealthApi } from "./health/Api.js"
+import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
+
+/** The whole HTTP contract, declared once: it validates requests and generates /openapi.json. */
+export class CatalogApi extends HttpApi.make("catalog")
+  .add(HealthApi)
+  .add(CallerApi)
+  .add(OrganizationsApi)
+  .add(ApiKeysApi)
+  .addError(NotFoundWire)
+  .addError(ConflictWire)
+  .addError(ForbiddenWire)
+  .addError(UnauthenticatedWire)
+  .addError(ValidationFailedWire)
+{}

@@ -1,0 +1,79 @@
+import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Crypto } from "../../core/shared/Crypto.js"
+import { Unauthenticated } from "../../core/shared/Errors.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { Authentication, type ResolvedTenant } from "../../core/tenancy/Authentication.js"
+import type { Principal } from "../../core/tenancy/Principal.js"
+import { ForbiddenWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+
+const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const header = request.headers["authorization"]
+  if (header === undefined) return undefined
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  return match?.[1] ?? ""
+}
+
+/** Resolves the credentials of a catalog request into the organization it acts in. */
+export class TenantAuth extends HttpApiMiddleware.Tag<TenantAuth>()("TenantAuth", {
+  failure: Schema.Union(UnauthenticatedWire, ForbiddenWire, ValidationFailedWire),
+  provides: CurrentTenant
+}) {}
+
+export const TenantAuthLive = Layer.effect(
+  TenantAuth,
+  Effect.gen(function*() {
+    const auth = yield* Authentication
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const principal = yield* auth.principal(bearerOf(request))
+      return yield* auth.tenant(principal, request.headers["x-organization-id"])
+    })
+  })
+)
+
+/** Who calls, and the organization they act in when one is selected. */
+export class Caller extends Context.Tag("catalog/http/Caller")<Caller, {
+  readonly principal: Principal
+  readonly tenant: Option.Option<ResolvedTenant>
+}>() {}
+
+/**
+ * For the routes that also serve callers outside any organization: `GET /v1/me` and
+ * `POST /v1/organizations` (which alone accepts the `x-pim-service-key` header).
+ */
+export class CallerAuth extends HttpApiMiddleware.Tag<CallerAuth>()("CallerAuth", {
+  failure: Schema.Union(UnauthenticatedWire, ForbiddenWire, ValidationFailedWire),
+  provides: Caller
+}) {}
+
+export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
+  Layer.effect(
+    CallerAuth,
+    Effect.gen(function*() {
+      const auth = yield* Authentication
+      const crypto = yield* Crypto
+      return Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const presented = request.headers["x-pim-service-key"]
+        if (presented !== undefined) {
+          const isOrgCreate = request.method === "POST" && request.url.split("?")[0] === "/v1/organizations"
+          const accepted = isOrgCreate && Option.isSome(serviceKey) &&
+            crypto.safeEqual(presented, Redacted.value(serviceKey.value))
+          if (!accepted) return yield* new Unauthenticated({ message: "service key not accepted" })
+          return { principal: { _tag: "Service" } as const, tenant: Option.none() }
+        }
+        const principal = yield* auth.principal(bearerOf(request))
+        const header = request.headers["x-organization-id"]
+        if (principal._tag === "User" && header === undefined) return { principal, tenant: Option.none() }
+        return { principal, tenant: Option.some(yield* auth.tenant(principal, header)) }
+      })
+    })
+  )
+
+/** The tenant of a `Caller`, for handlers that need one. */
+export const callerTenant = Effect.flatMap(Caller, (caller) =>
+  Option.match(caller.tenant, {
+    onNone: () => Effect.fail(new Unauthenticated({ message: "no organization selected" })),
+    onSome: Effect.succeed
+  }))

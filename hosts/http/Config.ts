@@ -1,0 +1,89 @@
+import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
+
+/** The deployment's configuration, from the environment (see README, Configuration). */
+export interface HostConfig {
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: string
+  readonly tenancy: "single" | "multi"
+  readonly bootstrapOrgSlug: string
+  readonly bootstrapApiKey: Option.Option<Redacted.Redacted>
+  readonly bootstrapAdminEmail: Option.Option<string>
+  readonly serviceKey: Option.Option<Redacted.Redacted>
+  readonly sessionSecret: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly webhookAllowedPrivateAddresses: ReadonlyArray<string>
+  readonly contentPagesEntitled: boolean
+  readonly logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal"
+}
+
+const databaseUrl = Config.string("DATABASE_URL").pipe(
+  Config.withDefault("sqlite:./data/catalog.db"),
+  Config.validate({
+    message: "must be sqlite:<path>, sqlite::memory: or postgres://...",
+    validation: (s) => /^sqlite:.+/.test(s) || /^postgres(ql)?:\/\//.test(s)
+  })
+)
+
+const bootstrapApiKey = Config.option(
+  Config.redacted(
+    Config.string("CATALOG_BOOTSTRAP_API_KEY").pipe(
+      Config.validate({ message: "must be pim_ followed by 43 base64url characters", validation: (s) => /^pim_[A-Za-z0-9_-]{43}$/.test(s) })
+    )
+  )
+)
+
+const list = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
+  )
+
+export const hostConfig: Config.Config<HostConfig> = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl,
+  tenancy: Config.literal("single", "multi")("CATALOG_TENANCY").pipe(Config.withDefault("single" as const)),
+  bootstrapOrgSlug: Config.string("CATALOG_BOOTSTRAP_ORG_SLUG").pipe(
+    Config.withDefault("default"),
+    Config.validate({ message: "must match ^[a-z0-9-]+$", validation: (s) => /^[a-z0-9-]+$/.test(s) })
+  ),
+  bootstrapApiKey,
+  bootstrapAdminEmail: Config.option(Config.string("CATALOG_BOOTSTRAP_ADMIN_EMAIL")),
+  serviceKey: Config.option(Config.redacted("CATALOG_SERVICE_KEY")),
+  sessionSecret: Config.option(Config.redacted("CATALOG_SESSION_SECRET")),
+  dataDir: Config.string("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
+  webhookAllowedPrivateAddresses: list("CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES"),
+  contentPagesEntitled: Config.boolean("CATALOG_CONTENT_PAGES_ENTITLED").pipe(Config.withDefault(true)),
+  logLevel: Config.literal("trace", "debug", "info", "warn", "error", "fatal")("LOG_LEVEL").pipe(Config.withDefault("info" as const))
+})
+
+/** One line naming each variable that is wrong, for the operator. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const lines: Array<string> = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        walk(e.left)
+        walk(e.right)
+        return
+      case "InvalidData":
+      case "MissingData":
+      case "SourceUnavailable":
+      case "Unsupported":
+        lines.push(`${e.path.join(".")}: ${e.message}`)
+    }
+  }
+  walk(error)
+  return `invalid configuration: ${lines.join("; ")}`
+}
+
+/** Reads the configuration, or fails with one clear line naming the offending variables. */
+export const loadConfig: Effect.Effect<HostConfig, string> = Effect.either(hostConfig).pipe(
+  Effect.flatMap(Either.match({ onLeft: (e) => Effect.fail(describeConfigError(e)), onRight: Effect.succeed }))
+)
+
+/** The database the URL names. */
+export const databaseKind = (url: string): { readonly _tag: "sqlite"; readonly filename: string } | { readonly _tag: "postgres"; readonly url: string } =>
+  url.startsWith("sqlite:") ? { _tag: "sqlite", filename: url.slice("sqlite:".length) } : { _tag: "postgres", url }

@@ -1,0 +1,77 @@
+import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Option, Schema } from "effect"
+import { CatalogApi } from "./Api.js"
+import { envelope } from "./Errors.js"
+
+const ISSUE_CODES: Record<string, string> = {
+  Missing: "required",
+  Unexpected: "unrecognized_key",
+  Type: "invalid_type",
+  Forbidden: "forbidden"
+}
+
+const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
+
+const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
+
+const JSON_BODY_LIMIT = 10 * 1024 * 1024
+const UPLOAD_BODY_LIMIT = 100 * 1024 * 1024
+
+const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+}
+
+/** Refuses bodies of the wrong type or size before anything reads them. */
+const checkBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  if (!hasBody(request)) return Option.none()
+  const type = (request.headers["content-type"] ?? "").toLowerCase()
+  const multipart = type.startsWith("multipart/form-data")
+  if (!multipart && !/^application\/([a-z0-9.+-]+\+)?json\b/.test(type)) {
+    return Option.some(json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", `unsupported media type: ${type || "(none)"}`)))
+  }
+  const limit = multipart ? UPLOAD_BODY_LIMIT : JSON_BODY_LIMIT
+  if (Number(request.headers["content-length"] ?? 0) > limit) {
+    return Option.some(json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`)))
+  }
+  return Option.none()
+}
+
+/**
+ * Everything at the edge of the contract that HttpApi does not answer our way. Its schema
+ * failures (400) become 422 `validation_failed` with `details.issues`; malformed JSON a 400
+ * and bodies of the wrong type or size 415/413, with Fastify-style codes; unknown routes 404;
+ * defects a bare 500. Typed failures pass on to HttpApi, which encodes them by the error
+ * schemas of the API.
+ */
+export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
+  HttpServerRequest.HttpServerRequest.pipe(
+    Effect.flatMap((request) => Option.match(checkBody(request), { onNone: () => app, onSome: Effect.succeed })),
+    // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
+    Effect.catchAllCause((cause) => {
+      const failure: Option.Option<unknown> = Cause.failureOption(cause)
+      if (Option.isSome(failure)) {
+        const error = failure.value
+        if (isDecodeError(error)) {
+          const issues = error.issues.map((i) => ({ path: i.path, message: i.message, code: ISSUE_CODES[i._tag] ?? "invalid" }))
+          const summary = issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")
+          return Effect.succeed(json(422, envelope("validation_failed", summary || error.message, { issues })))
+        }
+        if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+          return Effect.succeed(json(404, envelope("not_found", "no such route")))
+        }
+        return Effect.failCause(cause)
+      }
+      const defect = Cause.dieOption(cause)
+      if (Option.isSome(defect)) {
+        const d = defect.value
+        if (HttpServerError.isServerError(d) && d._tag === "RequestError" && d.reason === "Decode") {
+          return Effect.succeed(json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON")))
+        }
+        return Effect.logError("unhandled request failure", cause).pipe(
+          Effect.as(json(500, envelope("internal", "internal server error")))
+        )
+      }
+      return Effect.failCause(cause)
+    })
+  ))

@@ -1,0 +1,55 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
+
+/** The one error envelope of the API: `{error: {code, message, details?}}`. */
+export const Envelope = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.String,
+    message: Schema.String,
+    details: Schema.optional(Schema.Unknown)
+  })
+})
+export type Envelope = typeof Envelope.Type
+
+export const envelope = (code: string, message: string, details?: unknown): Envelope => ({
+  error: details === undefined ? { code, message } : { code, message, details }
+})
+
+// Each core error goes on the wire as the envelope with its status: mapped here, once.
+
+export const NotFoundWire = Schema.transform(Envelope, NotFound, {
+  strict: true,
+  decode: (e) => ({ _tag: "NotFound" as const, entity: "entity", id: e.error.message }),
+  encode: (e) => envelope("not_found", `${e.entity} ${e.id} not found`)
+}).annotations(HttpApiSchema.annotations({ status: 404 }))
+
+export const ConflictWire = Schema.transform(Envelope, Conflict, {
+  strict: true,
+  decode: (e) => ({ _tag: "Conflict" as const, message: e.error.message }),
+  encode: (e) => envelope("conflict", e.message)
+}).annotations(HttpApiSchema.annotations({ status: 409 }))
+
+export const ForbiddenWire = Schema.transform(Envelope, Forbidden, {
+  strict: true,
+  decode: (e) => ({ _tag: "Forbidden" as const, message: e.error.message }),
+  encode: (e) => envelope("forbidden", e.message)
+}).annotations(HttpApiSchema.annotations({ status: 403 }))
+
+export const UnauthenticatedWire = Schema.transform(Envelope, Unauthenticated, {
+  strict: true,
+  decode: (e) => ({ _tag: "Unauthenticated" as const, message: e.error.message }),
+  encode: (e) => envelope("unauthenticated", e.message)
+}).annotations(HttpApiSchema.annotations({ status: 401 }))
+
+const IssueList = Schema.Struct({ issues: ValidationFailed.fields.issues })
+
+export const ValidationFailedWire = Schema.transform(Envelope, ValidationFailed, {
+  strict: true,
+  decode: (e) => ({
+    _tag: "ValidationFailed" as const,
+    message: e.error.message,
+    issues: Schema.is(IssueList)(e.error.details) ? e.error.details.issues : []
+  }),
+  encode: (e) => envelope("validation_failed", e.message, { issues: e.issues })
+}).annotations(HttpApiSchema.annotations({ status: 422 }))

@@ -1,0 +1,53 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { Uuid } from "../../../core/shared/Fields.js"
+import { ActorType, Role } from "../../../core/tenancy/Actor.js"
+import { ApiKey, CreateApiKey, CreatedApiKey, RenameApiKey } from "../../../core/tenancy/ApiKey.js"
+import {
+  CreateOrganization,
+  DeleteOrganization,
+  Organization,
+  OrganizationDeleted,
+  OrganizationDetails,
+  UpdateOrganization
+} from "../../../core/tenancy/Organization.js"
+import { CallerAuth, TenantAuth } from "../Authentication.js"
+
+export const IdPath = Schema.Struct({ id: Uuid })
+
+export const Me = Schema.Struct({
+  organization: Schema.NullOr(Schema.Struct({ id: Schema.String, name: Schema.String, slug: Schema.String })),
+  actor: Schema.Struct({ type: ActorType, id: Schema.String }),
+  role: Schema.NullOr(Role)
+})
+
+/** Routes open to callers outside any organization: who am I, and creating organizations. */
+export class CallerApi extends HttpApiGroup.make("caller")
+  .add(HttpApiEndpoint.get("me", "/v1/me").addSuccess(Me))
+  .add(
+    HttpApiEndpoint.post("createOrganization", "/v1/organizations")
+      .setPayload(CreateOrganization)
+      .addSuccess(Organization, { status: 201 })
+  )
+  .middleware(CallerAuth)
+{}
+
+export class OrganizationsApi extends HttpApiGroup.make("organizations")
+  .add(HttpApiEndpoint.get("current", "/v1/organizations/me").addSuccess(OrganizationDetails))
+  .add(HttpApiEndpoint.patch("updateCurrent", "/v1/organizations/me").setPayload(UpdateOrganization).addSuccess(Organization))
+  .add(
+    HttpApiEndpoint.del("delete", "/v1/organizations/:id")
+      .setPath(IdPath)
+      .setPayload(DeleteOrganization)
+      .addSuccess(OrganizationDeleted)
+  )
+  .middleware(TenantAuth)
+{}
+
+export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
+  .add(HttpApiEndpoint.get("list", "/v1/api-keys").addSuccess(Schema.Array(ApiKey)))
+  .add(HttpApiEndpoint.post("create", "/v1/api-keys").setPayload(CreateApiKey).addSuccess(CreatedApiKey, { status: 201 }))
+  .add(HttpApiEndpoint.patch("rename", "/v1/api-keys/:id").setPath(IdPath).setPayload(RenameApiKey).addSuccess(ApiKey))
+  .add(HttpApiEndpoint.post("revoke", "/v1/api-keys/:id/revoke").setPath(IdPath).addSuccess(ApiKey))
+  .middleware(TenantAuth)
+{}
