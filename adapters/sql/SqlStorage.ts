@@ -28,3 +28,6 @@ export const fromClient = <E, R>(client: Layer.Layer<SqlClient.SqlClient, E, R>)
     Layer.provideMerge(Layer.effectDiscard(Effect.orDie(migrate))),
     Layer.provideMerge(client)
   )
+
+/** The ports every storage adapter provides. */
+export type Storage = Layer.Layer.Success<typeof repositories>

@@ -1,0 +1,171 @@
+import { SqlClient } from "@effect/sql"
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, Exit, type Layer, Option, Schema, TestClock } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { BlobStore } from "../../core/shared/BlobStore.js"
+import { Crypto } from "../../core/shared/Crypto.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { ApiKeyRepository } from "../../core/tenancy/ApiKeyRepository.js"
+import { ApiKeys } from "../../core/tenancy/ApiKeys.js"
+import { Authentication } from "../../core/tenancy/Authentication.js"
+import { OrganizationRepository } from "../../core/tenancy/OrganizationRepository.js"
+import { Organizations } from "../../core/tenancy/Organizations.js"
+import { UserRepository } from "../../core/tenancy/UserRepository.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+
+const eventsOf = (organizationId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const uow = yield* UnitOfWork
+    const rows = yield* uow.tenant(organizationId, sql`select name, entity_id, actor_type from events where organization_id = ${organizationId} order by seq`)
+    return yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String, entityId: Schema.String, actorType: Schema.String })))(rows)
+  }).pipe(Effect.orDie)
+
+/** Organizations, users and API keys against one storage adapter. */
+export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+  it.effect("creates an organization and refuses a taken slug", () =>
+    Effect.gen(function*() {
+      const { organization } = yield* newTenant
+      const organizations = yield* Organizations
+      const again = yield* Effect.exit(organizations.create({ name: "Other", slug: organization.slug }, { _tag: "Service" }))
+      assert(Exit.isFailure(again))
+      expect(JSON.stringify(again.cause)).toContain("Conflict")
+      const found = yield* (yield* UnitOfWork).system((yield* OrganizationRepository).findBySlug(organization.slug))
+      expect(Option.map(found, (o) => o.id)).toEqual(Option.some(organization.id))
+    }))
+
+  it.effect("records organization.created with the write", () =>
+    Effect.gen(function*() {
+      const { organization } = yield* newTenant
+      const events = yield* eventsOf(organization.id)
+      expect(events.map((e) => e.name)).toEqual(["organization.created"])
+      expect(events[0]?.actorType).toBe("service")
+    }))
+
+  it.effect("issues an API key whose plaintext is never stored and which resolves to its organization", () =>
+    Effect.gen(function*() {
+      const { organization, tenant } = yield* newTenant
+      const keys = yield* ApiKeys
+      const created = yield* Effect.provideService(keys.create({ name: "ci" }), CurrentTenant, tenant)
+      expect(created.key).toMatch(/^pim_[A-Za-z0-9_-]{43}$/)
+      expect(created.prefix).toBe(created.key.slice(0, 8))
+      const stored = yield* (yield* UnitOfWork).tenant(organization.id, (yield* ApiKeyRepository).list(organization.id))
+      expect(JSON.stringify(stored)).not.toContain(created.key)
+      const auth = yield* Authentication
+      const principal = yield* auth.principal(created.key)
+      expect(principal).toEqual({ _tag: "ApiKey", keyId: created.id, organizationId: organization.id })
+    }))
+
+  it.effect("refuses revoked, expired, unknown and malformed keys", () =>
+    Effect.gen(function*() {
+      const { tenant } = yield* newTenant
+      const keys = yield* ApiKeys
+      const auth = yield* Authentication
+      const inTenant = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+      const revoked = yield* inTenant(keys.create({ name: "to revoke" }))
+      yield* auth.principal(revoked.key)
+      yield* inTenant(keys.revoke(revoked.id))
+      const again = yield* Effect.exit(inTenant(keys.revoke(revoked.id)))
+      assert(Exit.isFailure(again))
+      expect(JSON.stringify(again.cause)).toContain("NotFound")
+      expect(Exit.isFailure(yield* Effect.exit(auth.principal(revoked.key)))).toBe(true)
+
+      // TestClock: now is the epoch, so this key expires a minute in.
+      const expiring = yield* inTenant(keys.create({ name: "short", expiresAt: "1970-01-01T00:01:00Z" }))
+      expect(Exit.isSuccess(yield* Effect.exit(auth.principal(expiring.key)))).toBe(true)
+      yield* TestClock.adjust("2 minutes")
+      expect(Exit.isFailure(yield* Effect.exit(auth.principal(expiring.key)))).toBe(true)
+
+      expect(Exit.isFailure(yield* Effect.exit(auth.principal(`pim_${"A".repeat(43)}`)))).toBe(true)
+      expect(Exit.isFailure(yield* Effect.exit(auth.principal("pim_short")))).toBe(true)
+      expect(Exit.isFailure(yield* Effect.exit(auth.principal(undefined)))).toBe(true)
+    }))
+
+  it.effect("never shows one organization's keys to another", () =>
+    Effect.gen(function*() {
+      const a = yield* newTenant
+      const b = yield* newTenant
+      const keys = yield* ApiKeys
+      const key = yield* Effect.provideService(keys.create({ name: "a's" }), CurrentTenant, a.tenant)
+      const listedByB = yield* Effect.provideService(keys.list, CurrentTenant, b.tenant)
+      expect(listedByB.map((k) => k.id)).not.toContain(key.id)
+      const renamedByB = yield* Effect.exit(Effect.provideService(keys.rename(key.id, "stolen"), CurrentTenant, b.tenant))
+      assert(Exit.isFailure(renamedByB))
+      expect(JSON.stringify(renamedByB.cause)).toContain("NotFound")
+    }))
+
+  it.effect("seats an existing user at once and turns an unknown email into an invite claimed on first sign-in", () =>
+    Effect.gen(function*() {
+      const users = yield* UserRepository
+      const uow = yield* UnitOfWork
+      const organizations = yield* Organizations
+      const auth = yield* Authentication
+      const crypto = yield* Crypto
+      const existing = yield* crypto.uuid
+      yield* uow.system(users.upsert({ id: existing, email: null }, "2026-01-01T00:00:00.000Z"))
+      const slug = `seat-${existing.slice(-12)}`
+      const seated = yield* organizations.create({ name: "Seated", slug, initialAdmin: { userId: existing } }, { _tag: "Service" })
+      expect(yield* uow.system(users.roleIn(seated.id, existing))).toEqual(Option.some("admin"))
+
+      const email = `new-${existing.slice(-12)}@example.com`
+      const invited = yield* organizations.create({ name: "Invited", slug: `inv-${existing.slice(-12)}`, initialAdmin: { email } }, { _tag: "Service" })
+      const newcomer = yield* crypto.uuid
+      expect(yield* uow.system(users.roleIn(invited.id, newcomer))).toEqual(Option.none())
+      const claimed = yield* uow.system(users.upsert({ id: newcomer, email }, "2026-01-01T00:00:00.000Z").pipe(
+        Effect.zipRight(users.claimInvites(newcomer, email, "2026-01-01T00:00:00.000Z"))
+      ))
+      expect(claimed).toBe(1)
+      const tenant = yield* auth.tenant({ _tag: "User", userId: newcomer, email }, invited.id)
+      expect(tenant.role).toBe("admin")
+      const unknownUser = yield* Effect.exit(organizations.create({ name: "X", slug: `x-${existing.slice(-12)}`, initialAdmin: { userId: yield* crypto.uuid } }, { _tag: "Service" }))
+      assert(Exit.isFailure(unknownUser))
+      expect(JSON.stringify(unknownUser.cause)).toContain("NotFound")
+    }))
+
+  it.effect("deletes a tenant: export first, then every row, leaving other tenants untouched", () =>
+    Effect.gen(function*() {
+      const doomed = yield* newTenant
+      const survivor = yield* newTenant
+      const keys = yield* ApiKeys
+      const inDoomed = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, doomed.tenant)
+      const doomedKey = yield* inDoomed(keys.create({ name: "doomed" }))
+      const survivorKey = yield* Effect.provideService(keys.create({ name: "survivor" }), CurrentTenant, survivor.tenant)
+      const organizations = yield* Organizations
+
+      const wrong = yield* Effect.exit(inDoomed(organizations.delete(doomed.organization.id, "nope")))
+      assert(Exit.isFailure(wrong))
+      expect(JSON.stringify(wrong.cause)).toContain("ValidationFailed")
+
+      const result = yield* inDoomed(organizations.delete(doomed.organization.id, doomed.organization.slug))
+      expect(result.deletedCounts.organizations).toBe(1)
+      expect(result.deletedCounts.api_keys).toBe(1)
+      const exported = yield* (yield* BlobStore).get(result.exportKey)
+      assert(exported !== undefined)
+      const dump = JSON.parse(new TextDecoder().decode(exported))
+      expect(dump.organization.id).toBe(doomed.organization.id)
+      expect(dump.tables.api_keys).toHaveLength(1)
+
+      const auth = yield* Authentication
+      yield* auth.invalidateKeys
+      expect(Exit.isFailure(yield* Effect.exit(auth.principal(doomedKey.key)))).toBe(true)
+      expect(Exit.isSuccess(yield* Effect.exit(auth.principal(survivorKey.key)))).toBe(true)
+      const gone = yield* (yield* UnitOfWork).system((yield* OrganizationRepository).findById(doomed.organization.id))
+      expect(Option.isNone(gone)).toBe(true)
+    }))
+
+  it.effect("refuses deletion by an API key and answers another organization's id as not found", () =>
+    Effect.gen(function*() {
+      const a = yield* newTenant
+      const b = yield* newTenant
+      const organizations = yield* Organizations
+      const asKey = CurrentTenant.of({ organizationId: a.organization.id, actor: { type: "api_key", id: a.tenant.actor.id }, role: null })
+      const byKey = yield* Effect.exit(Effect.provideService(organizations.delete(a.organization.id, a.organization.slug), CurrentTenant, asKey))
+      assert(Exit.isFailure(byKey))
+      expect(JSON.stringify(byKey.cause)).toContain("Forbidden")
+      const other = yield* Effect.exit(Effect.provideService(organizations.delete(b.organization.id, b.organization.slug), CurrentTenant, a.tenant))
+      assert(Exit.isFailure(other))
+      expect(JSON.stringify(other.cause)).toContain("NotFound")
+    }))
+})

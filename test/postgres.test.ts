@@ -1,0 +1,9 @@
+import { describe } from "@effect/vitest"
+import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
+import { tenancySuite } from "./contract/tenancy.js"
+
+const available = await postgresAvailable()
+
+describe.runIf(available)("postgres", () => {
+  tenancySuite("postgres: tenancy", postgresStorage)
+})
