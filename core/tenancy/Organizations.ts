@@ -17,6 +17,7 @@ import {
   type UpdateOrganization
 } from "./Organization.js"
 import { OrganizationRepository } from "./OrganizationRepository.js"
+import { Authentication } from "./Authentication.js"
 import type { Principal } from "./Principal.js"
 import { UserRepository } from "./UserRepository.js"
 
@@ -44,6 +45,7 @@ export const makeOrganizations = Effect.gen(function*() {
   const crypto = yield* Crypto
   const blobs = yield* BlobStore
   const settings = yield* CatalogSettings
+  const auth = yield* Authentication
 
   const record = (organizationId: string, actor: Actor, name: string, payload: Record<string, unknown>) =>
     makeEvent(organizationId, actor, { name, entityType: "organization", entityId: organizationId, payload }).pipe(
@@ -207,6 +209,8 @@ export const makeOrganizations = Effect.gen(function*() {
           return counts
         })
       )
+      // This process forgets the tenant's keys at once; others within the key cache's lifetime.
+      yield* auth.invalidateKeys
       return new OrganizationDeleted({ exportKey, deletedCounts })
     })
 

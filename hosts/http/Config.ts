@@ -17,19 +17,21 @@ export interface HostConfig {
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal"
 }
 
-const databaseUrl = Config.string("DATABASE_URL").pipe(
-  Config.withDefault("sqlite:./data/catalog.db"),
-  Config.validate({
-    message: "must be sqlite:<path>, sqlite::memory: or postgres://...",
-    validation: (s) => /^sqlite:.+/.test(s) || /^postgres(ql)?:\/\//.test(s)
-  })
-)
+/** A string variable that must satisfy `valid`; the error names the variable. */
+const checked = (name: string, message: string, valid: (s: string) => boolean) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((s) => (valid(s) ? Either.right(s) : Either.left(ConfigError.InvalidData([name], message))))
+  )
+
+const databaseUrl = checked(
+  "DATABASE_URL",
+  "must be sqlite:<path>, sqlite::memory: or postgres://...",
+  (s) => /^sqlite:.+/.test(s) || /^postgres(ql)?:\/\//.test(s)
+).pipe(Config.withDefault("sqlite:./data/catalog.db"))
 
 const bootstrapApiKey = Config.option(
-  Config.redacted(
-    Config.string("CATALOG_BOOTSTRAP_API_KEY").pipe(
-      Config.validate({ message: "must be pim_ followed by 43 base64url characters", validation: (s) => /^pim_[A-Za-z0-9_-]{43}$/.test(s) })
-    )
+  checked("CATALOG_BOOTSTRAP_API_KEY", "must be pim_ followed by 43 base64url characters", (s) => /^pim_[A-Za-z0-9_-]{43}$/.test(s)).pipe(
+    Config.map(Redacted.make)
   )
 )
 
@@ -44,9 +46,8 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl,
   tenancy: Config.literal("single", "multi")("CATALOG_TENANCY").pipe(Config.withDefault("single" as const)),
-  bootstrapOrgSlug: Config.string("CATALOG_BOOTSTRAP_ORG_SLUG").pipe(
-    Config.withDefault("default"),
-    Config.validate({ message: "must match ^[a-z0-9-]+$", validation: (s) => /^[a-z0-9-]+$/.test(s) })
+  bootstrapOrgSlug: checked("CATALOG_BOOTSTRAP_ORG_SLUG", "must match ^[a-z0-9-]+$", (s) => /^[a-z0-9-]+$/.test(s)).pipe(
+    Config.withDefault("default")
   ),
   bootstrapApiKey,
   bootstrapAdminEmail: Config.option(Config.string("CATALOG_BOOTSTRAP_ADMIN_EMAIL")),

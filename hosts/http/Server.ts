@@ -1,14 +1,13 @@
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
-import { Effect, Layer, Option, Redacted } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { type ConfigError, Effect, Layer, Option, Redacted } from "effect"
 import { join } from "node:path"
 import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
-import * as JwtSessionVerifier from "../../adapters/auth/JwtSessionVerifier.js"
-import * as NodeCrypto from "../../adapters/crypto/NodeCrypto.js"
 import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
 import * as SqliteStorage from "../../adapters/sqlite/SqliteStorage.js"
-import * as Catalog from "../../core/Catalog.js"
-import { CatalogSettings } from "../../core/shared/CatalogSettings.js"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { ensureSingleTenant } from "../../core/tenancy/Bootstrap.js"
+import { catalogLayer } from "../../index.js"
 import { CatalogApi } from "./Api.js"
 import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { databaseKind, type HostConfig } from "./Config.js"
@@ -17,24 +16,20 @@ import { HealthLive } from "./health/Http.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
 /** The storage the database URL names. */
-export const storage = (url: string) => {
+export const storage = (url: string): Layer.Layer<Storage, SqlError | ConfigError.ConfigError> => {
   const db = databaseKind(url)
   return db._tag === "sqlite" ? SqliteStorage.layer(db.filename) : PostgresStorage.layer(db.url)
 }
 
 /** The catalog's use cases over this deployment's adapters. */
 export const catalog = (config: HostConfig) =>
-  Catalog.services.pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        storage(config.databaseUrl),
-        NodeCrypto.layer,
-        JwtSessionVerifier.layer(config.sessionSecret),
-        FileBlobStore.layer(join(config.dataDir, "blobs")),
-        Layer.succeed(CatalogSettings, { tenancy: config.tenancy, contentPagesEntitled: config.contentPagesEntitled })
-      )
-    )
-  )
+  catalogLayer({
+    storage: storage(config.databaseUrl),
+    blobs: FileBlobStore.layer(join(config.dataDir, "blobs")),
+    ...(Option.isSome(config.sessionSecret) ? { sessionSecret: config.sessionSecret.value } : {}),
+    tenancy: config.tenancy,
+    contentPagesEntitled: config.contentPagesEntitled
+  })
 
 /** Single-tenant deployments: the bootstrap organization, key and invite, ensured at every start. */
 const bootstrap = (config: HostConfig) =>

@@ -148,7 +148,6 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(dump.tables.api_keys).toHaveLength(1)
 
       const auth = yield* Authentication
-      yield* auth.invalidateKeys
       expect(Exit.isFailure(yield* Effect.exit(auth.principal(doomedKey.key)))).toBe(true)
       expect(Exit.isSuccess(yield* Effect.exit(auth.principal(survivorKey.key)))).toBe(true)
       const gone = yield* (yield* UnitOfWork).system((yield* OrganizationRepository).findById(doomed.organization.id))

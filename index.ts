@@ -1,0 +1,56 @@
+/**
+ * The catalog as a library: build its use cases from a storage layer and call them directly,
+ * with no HTTP.
+ *
+ *   const catalog = catalogLayer({ storage: SqliteStorage.layer("./catalog.db") })
+ *   const org = await Effect.runPromise(
+ *     Effect.flatMap(Organizations, (o) => o.create({ name: "Shop", slug: "shop" }, { _tag: "Service" }))
+ *       .pipe(Effect.provide(catalog)))
+ */
+import { Layer, Option, type Redacted } from "effect"
+import * as JwtSessionVerifier from "./adapters/auth/JwtSessionVerifier.js"
+import * as MemoryBlobStore from "./adapters/blobs/MemoryBlobStore.js"
+import * as NodeCrypto from "./adapters/crypto/NodeCrypto.js"
+import type { Storage } from "./adapters/sql/SqlStorage.js"
+import * as Catalog from "./core/Catalog.js"
+import type { BlobStore } from "./core/shared/BlobStore.js"
+import { CatalogSettings } from "./core/shared/CatalogSettings.js"
+
+export interface CatalogOptions<E, R> {
+  /** `SqliteStorage.layer(...)` or `PostgresStorage.layer(...)`. */
+  readonly storage: Layer.Layer<Storage, E, R>
+  /** Where media and tenant exports go; in memory unless given (`FileBlobStore.layer(dir)`). */
+  readonly blobs?: Layer.Layer<BlobStore>
+  /** HS256 secret of admin session tokens; sessions are refused without one. */
+  readonly sessionSecret?: Redacted.Redacted
+  readonly tenancy?: "single" | "multi"
+  readonly contentPagesEntitled?: boolean
+}
+
+/** Every use case of the catalog over the given adapters. */
+export const catalogLayer = <E, R>(options: CatalogOptions<E, R>) =>
+  Catalog.services.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        options.storage,
+        NodeCrypto.layer,
+        options.blobs ?? MemoryBlobStore.layer,
+        JwtSessionVerifier.layer(Option.fromNullable(options.sessionSecret)),
+        Layer.succeed(CatalogSettings, {
+          tenancy: options.tenancy ?? "multi",
+          contentPagesEntitled: options.contentPagesEntitled ?? true
+        })
+      )
+    )
+  )
+
+export * as FileBlobStore from "./adapters/blobs/FileBlobStore.js"
+export * as PostgresStorage from "./adapters/postgres/PostgresStorage.js"
+export * as SqliteStorage from "./adapters/sqlite/SqliteStorage.js"
+export { CatalogEvent } from "./core/events/Event.js"
+export { Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed } from "./core/shared/Errors.js"
+export { CurrentTenant } from "./core/tenancy/Actor.js"
+export { ApiKeys } from "./core/tenancy/ApiKeys.js"
+export { Authentication } from "./core/tenancy/Authentication.js"
+export { Organizations } from "./core/tenancy/Organizations.js"
+export { MemoryBlobStore, NodeCrypto }

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost } from "../support/TestHost.js"
+
+let host: TestHost
+beforeAll(async () => {
+  host = await startTestHost()
+})
+afterAll(() => host.close())
+
+describe("probes and release", () => {
+  it("answers /healthz, /readyz and /v1/changelog without credentials, with one version", async () => {
+    const health = await host.request("GET", "/healthz")
+    expect(health.status).toBe(200)
+    expect(health.json).toMatchObject({ status: "ok", service: "catalog-service" })
+    const ready = await host.request("GET", "/readyz")
+    expect(ready.status).toBe(200)
+    expect(ready.json.status).toBe("ready")
+    const changelog = await host.request("GET", "/v1/changelog")
+    expect(changelog.status).toBe(200)
+    expect(changelog.json.entries[0].version).toBe(changelog.json.version)
+    expect(health.json.version).toBe(changelog.json.version)
+  })
+
+  it("serves the OpenAPI document generated from the contract, and the docs page", async () => {
+    const spec = await host.request("GET", "/openapi.json")
+    expect(spec.status).toBe(200)
+    expect(Object.keys(spec.json.paths)).toEqual(expect.arrayContaining(["/v1/api-keys", "/v1/organizations", "/healthz"]))
+    const docs = await host.request("GET", "/docs")
+    expect(docs.status).toBe(200)
+    expect(docs.headers.get("content-type")).toContain("text/html")
+  })
+})
+
+describe("the error envelope at the edges", () => {
+  it("answers an unknown route with 404 not_found", async () => {
+    const r = await host.request("GET", "/v1/no-such-thing")
+    expect(r.status).toBe(404)
+    expect(r.json).toEqual({ error: { code: "not_found", message: expect.any(String) } })
+  })
+
+  it("answers malformed JSON with 400 and a FST_ERR_ code", async () => {
+    const t = await host.tenant()
+    const r = await t.req("POST", "/v1/api-keys", { rawBody: '{"name": ', headers: { "content-type": "application/json" } })
+    expect(r.status).toBe(400)
+    expect(r.json.error.code).toMatch(/^FST_ERR_/)
+  })
+
+  it("answers a body that is not JSON with 415 and one that is too large with 413", async () => {
+    const t = await host.tenant()
+    const wrongType = await t.req("POST", "/v1/api-keys", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } })
+    expect(wrongType.status).toBe(415)
+    expect(wrongType.json.error.code).toBe("FST_ERR_CTP_INVALID_MEDIA_TYPE")
+    const huge = await t.req("POST", "/v1/api-keys", { rawBody: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }), headers: { "content-type": "application/json" } })
+    expect(huge.status).toBe(413)
+    expect(huge.json.error.code).toBe("FST_ERR_CTP_BODY_TOO_LARGE")
+  })
+
+  it("answers schema failures with 422 validation_failed and issues naming the path", async () => {
+    const t = await host.tenant()
+    const r = await t.sreq("POST", "/v1/api-keys", { body: { expiresAt: "next tuesday" } })
+    expect(r.status).toBe(422)
+    expect(r.json.error.code).toBe("validation_failed")
+    const paths = r.json.error.details.issues.map((i: { path: Array<string> }) => i.path.join("."))
+    expect(paths).toEqual(expect.arrayContaining(["name"]))
+    for (const issue of r.json.error.details.issues) {
+      expect(issue).toEqual({ path: expect.any(Array), message: expect.any(String), code: expect.any(String) })
+    }
+  })
+
+  it("answers a malformed uuid in a path with 422", async () => {
+    const t = await host.tenant()
+    const r = await t.sreq("PATCH", "/v1/api-keys/not-a-uuid", { body: { name: "x" } })
+    expect(r.status).toBe(422)
+    expect(r.json.error.code).toBe("validation_failed")
+  })
+})

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, uuid } from "../support/TestHost.js"
+
+let host: TestHost
+beforeAll(async () => {
+  host = await startTestHost()
+})
+afterAll(() => host.close())
+
+const serviceKey = () => {
+  const key = host.config.serviceKey
+  if (key._tag === "None") throw new Error("test host has no service key")
+  return key.value
+}
+
+describe("authentication", () => {
+  it("refuses missing, malformed and unknown credentials with 401", async () => {
+    for (const auth of [undefined, "pim_short", `pim_${"A".repeat(43)}`, "not-a-jwt", host.session(uuid(), undefined, -60)]) {
+      const r = await host.request("GET", "/v1/api-keys", auth === undefined ? {} : { auth })
+      expect(r.status).toBe(401)
+      expect(r.json.error.code).toBe("unauthenticated")
+    }
+  })
+
+  it("refuses a session with no membership in the requested organization with 403", async () => {
+    const t = await host.tenant()
+    const stranger = host.session(uuid(), "stranger@example.com")
+    const r = await host.request("GET", "/v1/api-keys", { auth: stranger, headers: { "x-organization-id": t.organization.id } })
+    expect(r.status).toBe(403)
+    expect(r.json.error.code).toBe("forbidden")
+  })
+
+  it("tells key and session callers who they are", async () => {
+    const t = await host.tenant()
+    const byKey = await t.req("GET", "/v1/me")
+    expect(byKey.json).toEqual({ organization: { id: t.organization.id, name: t.organization.name, slug: t.organization.slug }, actor: { type: "api_key", id: t.apiKeyId }, role: null })
+    const bySession = await t.sreq("GET", "/v1/me")
+    expect(bySession.json).toMatchObject({ actor: { type: "user", id: t.userId }, role: "admin" })
+    const noOrg = await host.request("GET", "/v1/me", { auth: t.session })
+    expect(noOrg.json).toMatchObject({ organization: null, actor: { type: "user", id: t.userId } })
+  })
+
+  it("accepts the service key only on POST /v1/organizations", async () => {
+    const r = await host.request("GET", "/v1/me", { headers: { "x-pim-service-key": serviceKey().toString() } })
+    expect(r.status).toBe(401)
+  })
+})
+
+describe("organizations", () => {
+  it("creates with the service key, seating an invited admin when they first sign in", async () => {
+    const email = `owner-${uuid().slice(0, 8)}@example.com`
+    const slug = `acme-${uuid().slice(0, 8)}`
+    const { value } = await import("effect/Redacted")
+    const created = await host.request("POST", "/v1/organizations", {
+      headers: { "x-pim-service-key": value(serviceKey()) },
+      body: { name: "Acme", slug, initialAdmin: { email } }
+    })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({ name: "Acme", slug, settings: null })
+    const newcomer = host.session(uuid(), email)
+    const me = await host.request("GET", "/v1/me", { auth: newcomer, headers: { "x-organization-id": created.json.id } })
+    expect(me.status).toBe(200)
+    expect(me.json.role).toBe("admin")
+  })
+
+  it("refuses invalid bodies with 422 and a taken slug with 409", async () => {
+    const { value } = await import("effect/Redacted")
+    const post = (body: unknown) => host.request("POST", "/v1/organizations", { headers: { "x-pim-service-key": value(serviceKey()) }, body })
+    expect((await post({ name: "x", slug: "Not A Slug" })).status).toBe(422)
+    expect((await post({ name: "", slug: "fine" })).status).toBe(422)
+    expect((await post({ slug: "fine" })).status).toBe(422)
+    expect((await post({ name: "x", slug: "fine", settings: { colour: "blue" } })).status).toBe(422)
+    const t = await host.tenant()
+    const taken = await post({ name: "x", slug: t.organization.slug })
+    expect(taken.status).toBe(409)
+    expect(taken.json.error.code).toBe("conflict")
+  })
+
+  it("lets a member create another organization and refuses API keys", async () => {
+    const t = await host.tenant()
+    const slug = `second-${uuid().slice(0, 8)}`
+    const bySession = await t.sreq("POST", "/v1/organizations", { body: { name: "Second", slug } })
+    expect(bySession.status).toBe(201)
+    const me = await host.request("GET", "/v1/me", { auth: t.session, headers: { "x-organization-id": bySession.json.id } })
+    expect(me.json.role).toBe("admin")
+    const byKey = await t.req("POST", "/v1/organizations", { body: { name: "Third", slug: `${slug}-3` } })
+    expect(byKey.status).toBe(403)
+  })
+
+  it("shows features and billing, merges settings and refuses unknown keys", async () => {
+    const t = await host.tenant()
+    const me = await t.req("GET", "/v1/organizations/me")
+    expect(me.json).toMatchObject({ id: t.organization.id, features: { content_pages: { entitled: true, enabled: true } }, billing: null })
+    await t.sreq("PATCH", "/v1/organizations/me", { body: { settings: { default_locale: "en" } } })
+    const patched = await t.sreq("PATCH", "/v1/organizations/me", { body: { name: "Renamed", settings: { content_pages_enabled: false } } })
+    expect(patched.status).toBe(200)
+    expect(patched.json).toMatchObject({ name: "Renamed", settings: { default_locale: "en", content_pages_enabled: false } })
+    const after = await t.req("GET", "/v1/organizations/me")
+    expect(after.json.features.content_pages.enabled).toBe(false)
+    expect((await t.sreq("PATCH", "/v1/organizations/me", { body: { settings: { favourite: 1 } } })).status).toBe(422)
+  })
+
+  it("deletes only for an admin session with the right confirmation, then its keys stop working", async () => {
+    const t = await host.tenant()
+    const other = await host.tenant()
+    const byKey = await t.req("DELETE", `/v1/organizations/${t.organization.id}`, { body: { confirm: t.organization.slug } })
+    expect(byKey.status).toBe(403)
+    const others = await t.sreq("DELETE", `/v1/organizations/${other.organization.id}`, { body: { confirm: other.organization.slug } })
+    expect(others.status).toBe(404)
+    const wrong = await t.sreq("DELETE", `/v1/organizations/${t.organization.id}`, { body: { confirm: "nope" } })
+    expect(wrong.status).toBe(422)
+    const ok = await t.sreq("DELETE", `/v1/organizations/${t.organization.id}`, { body: { confirm: t.organization.slug } })
+    expect(ok.status).toBe(200)
+    expect(ok.json.exportKey).toEqual(expect.any(String))
+    expect(ok.json.deletedCounts.organizations).toBe(1)
+    expect((await t.req("GET", "/v1/me")).status).toBe(401)
+    expect((await other.req("GET", "/v1/me")).status).toBe(200)
+  })
+})
+
+describe("API keys", () => {
+  it("shows the plaintext once, lists a prefix, renames, and revokes once", async () => {
+    const t = await host.tenant()
+    const created = await t.sreq("POST", "/v1/api-keys", { body: { name: "ci", expiresAt: "2999-01-01T00:00:00Z" } })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({ name: "ci", status: "active", prefix: created.json.key.slice(0, 8), expiresAt: "2999-01-01T00:00:00.000Z" })
+    const list = await t.sreq("GET", "/v1/api-keys")
+    expect(list.text).not.toContain(created.json.key)
+    const renamed = await t.sreq("PATCH", `/v1/api-keys/${created.json.id}`, { body: { name: "ci 2" } })
+    expect(renamed.json).toMatchObject({ id: created.json.id, name: "ci 2" })
+    expect(renamed.json.key).toBeUndefined()
+    expect((await t.sreq("POST", `/v1/api-keys/${created.json.id}/revoke`)).json.status).toBe("revoked")
+    expect((await t.sreq("POST", `/v1/api-keys/${created.json.id}/revoke`)).status).toBe(404)
+    expect((await host.request("GET", "/v1/me", { auth: created.json.key })).status).toBe(401)
+    const listed = (await t.sreq("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === created.json.id)
+    expect(listed.status).toBe("revoked")
+  })
+
+  it("refuses an expiry in the past", async () => {
+    const t = await host.tenant()
+    const r = await t.sreq("POST", "/v1/api-keys", { body: { name: "old", expiresAt: "2001-01-01T00:00:00Z" } })
+    expect(r.status).toBe(422)
+  })
+
+  it("answers another organization's key ids with 404 and never lists them", async () => {
+    const a = await host.tenant()
+    const b = await host.tenant()
+    expect((await b.sreq("PATCH", `/v1/api-keys/${a.apiKeyId}`, { body: { name: "mine now" } })).status).toBe(404)
+    expect((await b.sreq("POST", `/v1/api-keys/${a.apiKeyId}/revoke`)).status).toBe(404)
+    const listed = (await b.sreq("GET", "/v1/api-keys")).json.map((k: { id: string }) => k.id)
+    expect(listed).not.toContain(a.apiKeyId)
+    expect((await a.req("GET", "/v1/me")).status).toBe(200)
+  })
+})
+
+describe("single-tenant deployments", () => {
+  it("refuses creating organizations and serves the bootstrap organization with its configured key", async () => {
+    const { make } = await import("effect/Redacted")
+    const { some } = await import("effect/Option")
+    const key = `pim_${"b".repeat(43)}`
+    const single = await startTestHost({ tenancy: "single", bootstrapApiKey: some(make(key)) })
+    try {
+      const me = await single.request("GET", "/v1/organizations/me", { auth: key })
+      expect(me.json).toMatchObject({ slug: "default", name: "default" })
+      const create = await single.request("POST", "/v1/organizations", { auth: key, body: { name: "x", slug: "x" } })
+      expect(create.status).toBe(403)
+      expect(create.json.error.code).toBe("forbidden")
+    } finally {
+      await single.close()
+    }
+  })
+})

@@ -1,0 +1,67 @@
+import { SqlClient } from "@effect/sql"
+import { assert, describe, expect, layer } from "@effect/vitest"
+import { SqlError } from "@effect/sql/SqlError"
+import { Cause, Effect, Exit, Schema } from "effect"
+import { APP_ROLE } from "../adapters/sql/Rls.js"
+import * as SqlStorage from "../adapters/sql/SqlStorage.js"
+import { UnitOfWork } from "../core/shared/UnitOfWork.js"
+import { postgresAvailable, postgresClient } from "./support/Postgres.js"
+
+const available = await postgresAvailable()
+
+const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
+const count = (table: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`select CAST(count(*) AS INTEGER) as n from ${sql(table)}`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Count)),
+      Effect.map((rows) => rows[0]?.n ?? -1)
+    ))
+
+const seed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const orgs = ["01900000-0000-7000-8000-00000000000a", "01900000-0000-7000-8000-00000000000b"]
+  for (const [i, id] of orgs.entries()) {
+    yield* sql`insert into organizations ${sql.insert({ id, name: `Org ${i}`, slug: `rls-${i}`, createdAt: "t", updatedAt: "t" })}`
+    yield* sql`insert into api_keys ${
+      sql.insert({ id: `01900000-0000-7000-8000-00000000001${i}`, organizationId: id, name: "k", prefix: "pim_xxxx", keyHash: `hash-${i}`, createdAt: "t", updatedAt: "t" })
+    }`
+  }
+  return orgs as [string, string]
+})
+
+describe.runIf(available)("postgres row-level security", () => {
+  layer(SqlStorage.fromClient(postgresClient), { timeout: 60_000 })("tenant isolation", (it) => {
+    it.effect("binds the application role: no tenant setting, no rows; a tenant sees only its own", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const [a, b] = yield* seed
+
+        // The owner (superuser in tests) sees both tenants: the data is there.
+        expect(yield* count("api_keys")).toBe(2)
+
+        // A transaction as the application role without the tenant setting sees nothing.
+        const unset = yield* sql.withTransaction(
+          Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`), Effect.all([count("api_keys"), count("organizations"), count("events")]))
+        )
+        expect(unset).toEqual([0, 0, 0])
+
+        // A tenant transaction sees its own rows even with no WHERE clause at all.
+        expect(yield* uow.tenant(a, count("api_keys"))).toBe(1)
+        expect(yield* uow.tenant(b, count("organizations"))).toBe(1)
+
+        // After a tenant transaction the pooled connection reads the setting as '' and still fails closed.
+        const after = yield* sql.withTransaction(Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`), count("api_keys")))
+        expect(after).toBe(0)
+
+        // Writing another tenant's row from inside a tenant transaction is refused by the policy.
+        const crossWrite = yield* Effect.exit(
+          uow.tenant(a, sql`insert into api_keys ${sql.insert({ id: "01900000-0000-7000-8000-0000000000c1", organizationId: b, name: "x", prefix: "pim_yyyy", keyHash: "hash-x", createdAt: "t", updatedAt: "t" })}`)
+        )
+        assert(Exit.isFailure(crossWrite))
+        const defect = Cause.squash(crossWrite.cause)
+        assert(defect instanceof SqlError)
+        expect(String(defect.cause)).toContain("row-level security")
+      }))
+  })
+})
