@@ -170,3 +170,18 @@ describe("single-tenant deployments", () => {
     }
   })
 })
+
+describe("last use of a key", () => {
+  it("is recorded in the background after the key is used", async () => {
+    const t = await host.tenant()
+    const before = (await t.sreq("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === t.apiKeyId)
+    expect(before.lastUsedAt).toBeNull()
+    await t.req("GET", "/v1/me")
+    let lastUsedAt: string | null = null
+    for (let i = 0; i < 40 && lastUsedAt === null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      lastUsedAt = (await t.sreq("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === t.apiKeyId).lastUsedAt
+    }
+    expect(lastUsedAt).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/))
+  })
+})
