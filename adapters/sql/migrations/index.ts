@@ -1,6 +1,8 @@
 import tenancy from "./0001_tenancy.js"
+import catalog from "./0004_catalog.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
-  "1_tenancy": tenancy
+  "1_tenancy": tenancy,
+  "4_catalog": catalog
 }
