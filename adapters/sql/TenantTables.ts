@@ -3,6 +3,10 @@
  * them all and the cascade delete counts them; a new tenant table is added here.
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
+  "family_attributes",
+  "attribute_families",
+  "attributes",
+  "attribute_groups",
   "api_keys",
   "invites",
   "memberships",
