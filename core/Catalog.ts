@@ -1,4 +1,7 @@
 import { Layer } from "effect"
+import { BrandsLive } from "./catalog/Brands.js"
+import { CategoriesLive } from "./catalog/Categories.js"
+import { ProductsLive } from "./products/Products.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
 import { FamiliesLive } from "./schema/Families.js"
@@ -12,4 +15,7 @@ import { OrganizationsLive } from "./tenancy/Organizations.js"
  */
 export const services = Layer.mergeAll(OrganizationsLive, ApiKeysLive, AttributeGroupsLive, AttributesLive, FamiliesLive).pipe(
   Layer.provideMerge(AuthenticationLive)
+).pipe(
+  // Categories and brands validate their values through the schema's provisioned families.
+  (schema) => Layer.mergeAll(CategoriesLive, BrandsLive, ProductsLive).pipe(Layer.provideMerge(schema))
 )

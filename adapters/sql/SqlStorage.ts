@@ -5,9 +5,12 @@ import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
 import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
+import * as SqlBrandRepository from "./SqlBrandRepository.js"
+import * as SqlCategoryRepository from "./SqlCategoryRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
+import * as SqlProductRepository from "./SqlProductRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
 import * as SqlUserRepository from "./SqlUserRepository.js"
@@ -25,7 +28,10 @@ export const repositories = Layer.mergeAll(
   SqlReadiness.layer,
   SqlAttributeRepository.layer,
   SqlFamilyRepository.layer,
-  SqlAttributeValueStore.layer
+  SqlAttributeValueStore.layer,
+  SqlCategoryRepository.layer,
+  SqlBrandRepository.layer,
+  SqlProductRepository.layer
 )
 
 /** The storage ports over `client`, after migrating it. */

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
-import { AttributeValuesField } from "./Category.js"
+import { AttributeValuesField, StoredAttributeValues } from "./Category.js"
 
 /** A brand; its name is unique per organization, ignoring case. */
 export class Brand extends Schema.Class<Brand>("Brand")({
@@ -8,7 +8,7 @@ export class Brand extends Schema.Class<Brand>("Brand")({
   organizationId: Uuid,
   name: Schema.String,
   slug: Schema.String,
-  attributes: AttributeValuesField,
+  attributes: StoredAttributeValues,
   createdBy: Schema.NullOr(Schema.String),
   updatedBy: Schema.NullOr(Schema.String),
   createdAt: Timestamp,

@@ -1,8 +1,14 @@
 import { Schema } from "effect"
 import { NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
-/** Attribute values as written and stored: code -> entries `{locale, channel, value}`. */
+/** Attribute values as written: code -> entries, checked against the family by the use case. */
 export const AttributeValuesField = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** Attribute values as stored and answered: code -> entries `{locale, channel, value}`. */
+export const StoredAttributeValues = Schema.Record({
+  key: Schema.String,
+  value: Schema.Array(Schema.Struct({ locale: Schema.NullOr(Schema.String), channel: Schema.NullOr(Schema.String), value: Schema.Unknown }))
+})
 
 export const Position = Schema.Int.annotations({ message: () => "must be an integer" })
 
@@ -14,7 +20,7 @@ export class Category extends Schema.Class<Category>("Category")({
   name: Schema.String,
   slug: Schema.String,
   position: Schema.Number,
-  attributes: AttributeValuesField,
+  attributes: StoredAttributeValues,
   createdBy: Schema.NullOr(Schema.String),
   updatedBy: Schema.NullOr(Schema.String),
   createdAt: Timestamp,

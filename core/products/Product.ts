@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AttributeValuesField } from "../catalog/Category.js"
+import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { TagsInput } from "../catalog/Tags.js"
 import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 
@@ -34,7 +34,7 @@ const productFields = {
   slug: Schema.String,
   status: ProductStatus,
   brandId: Schema.NullOr(Uuid),
-  attributes: AttributeValuesField,
+  attributes: StoredAttributeValues,
   tags: Schema.Array(Schema.String),
   createdBy: Schema.NullOr(Schema.String),
   updatedBy: Schema.NullOr(Schema.String),

@@ -1,6 +1,8 @@
 import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { ProductsApi } from "./products/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
@@ -13,6 +15,9 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(AttributeGroupsApi)
   .add(AttributesApi)
   .add(FamiliesApi)
+  .add(CategoriesApi)
+  .add(BrandsApi)
+  .add(ProductsApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

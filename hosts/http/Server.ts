@@ -12,7 +12,9 @@ import { CatalogApi } from "./Api.js"
 import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
+import * as CatalogHttp from "./catalog/Http.js"
 import { HealthLive } from "./health/Http.js"
+import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
@@ -52,7 +54,8 @@ const bootstrap = (config: HostConfig) =>
   )
 
 const handlers = (config: HostConfig) =>
-  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive, SchemaHttp.AttributeGroupsLive, SchemaHttp.AttributesLive, SchemaHttp.FamiliesLive).pipe(
+  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive, SchemaHttp.AttributeGroupsLive, SchemaHttp.AttributesLive, SchemaHttp.FamiliesLive,
+    CatalogHttp.CategoriesLive, CatalogHttp.BrandsLive, ProductsHttp.ProductsLive).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
   )
 
