@@ -1,3 +1,4 @@
+import { catalogSuite } from "./contract/catalog.js"
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -6,4 +7,5 @@ const available = await postgresAvailable()
 
 describe.runIf(available)("postgres", () => {
   tenancySuite("postgres: tenancy", postgresStorage)
+  catalogSuite("postgres: catalog", postgresStorage)
 })

@@ -57,6 +57,7 @@ export class ProductListItem extends Schema.Class<ProductListItem>("ProductListI
   categoryIds: Schema.Array(Uuid)
 }) {}
 
+// Records come decoded from storage or built by the planner: constructors skip re-validation.
 export const toProduct = (r: ProductRecord): Product =>
   new Product({
     id: r.id,
@@ -72,10 +73,10 @@ export const toProduct = (r: ProductRecord): Product =>
     updatedBy: r.updatedBy,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt
-  })
+  }, true)
 
 export const toListItem = (r: ProductRecord): ProductListItem =>
-  new ProductListItem({ ...toProduct(r), thumbnailUrl: null, categoryIds: r.categoryIds })
+  new ProductListItem({ ...toProduct(r), thumbnailUrl: null, categoryIds: r.categoryIds }, true)
 
 const CategoryIds = Schema.Array(Uuid).pipe(Schema.maxItems(100, { message: () => "at most 100 categories" }))
 

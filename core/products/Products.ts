@@ -177,7 +177,7 @@ export const makeProducts = Effect.gen(function*() {
           offset,
           hasMore: page.hasMore,
           ...(page.total !== undefined ? { total: page.total } : {})
-        })
+        }, true)
       })
     )
 
@@ -200,7 +200,7 @@ export const makeProducts = Effect.gen(function*() {
           brands: counts.brands,
           connectors: counts.connectors,
           tags: counts.tags
-        })
+        }, true)
       })
     )
 

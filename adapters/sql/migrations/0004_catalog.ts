@@ -48,13 +48,11 @@ export default Effect.gen(function*() {
 
   // SQLite keys the FTS5 index by an integer rowid, so products carry one there.
   const key = pg ? "id uuid PRIMARY KEY" : "seq integer PRIMARY KEY, id uuid NOT NULL UNIQUE"
-  // The family reference is NO ACTION rather than RESTRICT: both refuse a family delete while a
-  // product uses it (the repository turns that into 409), but RESTRICT is checked at once and
-  // would break the organization's cascade delete, which removes families and products together.
+  // A family in use cannot be deleted: the family repository turns the violation into 409.
   yield* sql.unsafe(`CREATE TABLE products (
     ${key},
     organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-    family_id uuid NOT NULL REFERENCES attribute_families (id),
+    family_id uuid NOT NULL REFERENCES attribute_families (id) ON DELETE RESTRICT,
     name text NOT NULL,
     slug text NOT NULL,
     status text NOT NULL,
