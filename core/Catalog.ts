@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { ModifiersLive } from "./modifiers/Modifiers.js"
 import { ApiKeysLive } from "./tenancy/ApiKeys.js"
 import { AuthenticationLive } from "./tenancy/Authentication.js"
 import { OrganizationsLive } from "./tenancy/Organizations.js"
@@ -7,6 +8,6 @@ import { OrganizationsLive } from "./tenancy/Organizations.js"
  * Every use case of the catalog, built on the ports: storage repositories, the event log,
  * the unit of work, crypto, the session verifier, the blob store and the catalog settings.
  */
-export const services = Layer.mergeAll(OrganizationsLive, ApiKeysLive).pipe(
+export const services = Layer.mergeAll(OrganizationsLive, ApiKeysLive, ModifiersLive).pipe(
   Layer.provideMerge(AuthenticationLive)
 )

@@ -1,6 +1,8 @@
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
+import { modifiersSuite } from "./contract/modifiers.js"
 import { tenancySuite } from "./contract/tenancy.js"
 
 const storage = SqliteStorage.layer(":memory:")
 
 tenancySuite("sqlite: tenancy", storage)
+modifiersSuite("sqlite: modifiers", storage)

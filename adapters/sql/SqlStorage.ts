@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
+import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
@@ -19,7 +20,8 @@ export const repositories = Layer.mergeAll(
   SqlOrganizationRepository.layer,
   SqlUserRepository.layer,
   SqlApiKeyRepository.layer,
-  SqlReadiness.layer
+  SqlReadiness.layer,
+  SqlModifierRepository.layer
 )
 
 /** The storage ports over `client`, after migrating it. */

@@ -1,6 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 import { HealthApi } from "./health/Api.js"
+import { ModifiersApi } from "./modifiers/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
 /** The whole HTTP contract, declared once: it validates requests and generates /openapi.json. */
@@ -9,6 +10,7 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(CallerApi)
   .add(OrganizationsApi)
   .add(ApiKeysApi)
+  .add(ModifiersApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

@@ -13,6 +13,7 @@ import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import { HealthLive } from "./health/Http.js"
+import { ModifiersLive } from "./modifiers/Http.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
 /** The storage the database URL names. */
@@ -51,7 +52,7 @@ const bootstrap = (config: HostConfig) =>
   )
 
 const handlers = (config: HostConfig) =>
-  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive).pipe(
+  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive, ModifiersLive).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
   )
 
