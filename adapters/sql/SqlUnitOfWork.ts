@@ -10,11 +10,8 @@ export const make = Effect.gen(function*() {
   // no roles; the repositories' filters do the same work.
   const enterTenant = (organizationId: string) =>
     sql.onDialectOrElse({
-      pg: () =>
-        sql`select set_config('app.organization_id', ${organizationId}, true)`.pipe(
-          Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`)),
-          Effect.asVoid
-        ),
+      // One round trip: `set_config('role', ..., true)` is SET LOCAL ROLE.
+      pg: () => sql`select set_config('app.organization_id', ${organizationId}, true), set_config('role', ${APP_ROLE}, true)`.pipe(Effect.asVoid),
       orElse: () => Effect.void
     })
 
