@@ -1,9 +1,11 @@
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
+import { schemaSuite } from "./contract/schema.js"
 import { tenancySuite } from "./contract/tenancy.js"
 
 const available = await postgresAvailable()
 
 describe.runIf(available)("postgres", () => {
   tenancySuite("postgres: tenancy", postgresStorage)
+  schemaSuite("postgres: schema", postgresStorage)
 })
