@@ -1,6 +1,7 @@
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
 import { modifiersSuite } from "./contract/modifiers.js"
+import { schemaSuite } from "./contract/schema.js"
 import { tenancySuite } from "./contract/tenancy.js"
 
 const available = await postgresAvailable()
@@ -8,4 +9,5 @@ const available = await postgresAvailable()
 describe.runIf(available)("postgres", () => {
   tenancySuite("postgres: tenancy", postgresStorage)
   modifiersSuite("postgres: modifiers", postgresStorage)
+  schemaSuite("postgres: schema", postgresStorage)
 })

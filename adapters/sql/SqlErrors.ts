@@ -9,7 +9,9 @@ export const isUniqueViolation = (error: SqlError): boolean => {
 
 /** True when a foreign key refused the write. */
 export const isForeignKeyViolation = (error: SqlError): boolean => {
-  const cause = error.cause as { code?: unknown } | undefined
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
   const code = typeof cause?.code === "string" ? cause.code : ""
-  return code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY"
+  // SQLite reports ON DELETE RESTRICT through its trigger machinery, with the foreign key named in the message.
+  const restrict = code === "SQLITE_CONSTRAINT_TRIGGER" && typeof cause?.message === "string" && cause.message.includes("FOREIGN KEY")
+  return code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY" || restrict
 }

@@ -3,8 +3,11 @@ import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer } from "effect"
 import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
+import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
+import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
 import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
+import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
@@ -21,7 +24,10 @@ export const repositories = Layer.mergeAll(
   SqlUserRepository.layer,
   SqlApiKeyRepository.layer,
   SqlReadiness.layer,
-  SqlModifierRepository.layer
+  SqlModifierRepository.layer,
+  SqlAttributeRepository.layer,
+  SqlFamilyRepository.layer,
+  SqlAttributeValueStore.layer
 )
 
 /** The storage ports over `client`, after migrating it. */

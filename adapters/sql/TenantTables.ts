@@ -4,6 +4,10 @@
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
   "modifiers",
+  "family_attributes",
+  "attribute_families",
+  "attributes",
+  "attribute_groups",
   "api_keys",
   "invites",
   "memberships",

@@ -2,6 +2,7 @@ import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 import { HealthApi } from "./health/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
+import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
 /** The whole HTTP contract, declared once: it validates requests and generates /openapi.json. */
@@ -11,6 +12,9 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(OrganizationsApi)
   .add(ApiKeysApi)
   .add(ModifiersApi)
+  .add(AttributeGroupsApi)
+  .add(AttributesApi)
+  .add(FamiliesApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

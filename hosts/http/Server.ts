@@ -14,6 +14,7 @@ import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import { HealthLive } from "./health/Http.js"
 import { ModifiersLive } from "./modifiers/Http.js"
+import * as SchemaHttp from "./schema/Http.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
 /** The storage the database URL names. */
@@ -52,7 +53,16 @@ const bootstrap = (config: HostConfig) =>
   )
 
 const handlers = (config: HostConfig) =>
-  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive, ModifiersLive).pipe(
+  Layer.mergeAll(
+    HealthLive,
+    CallerLive,
+    OrganizationsLive,
+    ApiKeysLive,
+    ModifiersLive,
+    SchemaHttp.AttributeGroupsLive,
+    SchemaHttp.AttributesLive,
+    SchemaHttp.FamiliesLive
+  ).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
   )
 

@@ -1,8 +1,10 @@
 import tenancy from "./0001_tenancy.js"
+import schema from "./0002_schema.js"
 import modifiers from "./0008_modifiers.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
   "1_tenancy": tenancy,
+  "2_schema": schema,
   "8_modifiers": modifiers
 }

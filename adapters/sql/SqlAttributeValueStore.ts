@@ -1,0 +1,70 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Schema } from "effect"
+import type { EntityKind } from "../../core/schema/Attribute.js"
+import { AttributeValueStore, noUsage, type Usage } from "../../core/schema/AttributeValueStore.js"
+import { type AttributeValueTable, ATTRIBUTE_VALUE_TABLES } from "./AttributeValueTables.js"
+import { IntColumn } from "./Columns.js"
+
+const CountRow = Schema.Struct({ n: IntColumn })
+const decodeCount = Schema.decodeUnknown(Schema.Array(CountRow))
+
+// Codes match ^[a-z][a-z0-9_]*$ (checked on write), so they are safe inside a JSON path.
+const CODE = /^[a-z][a-z0-9_]*$/
+
+/** The attribute value store over `tables` (the registry, or the registry plus a test's own table). */
+export const make = (tables: ReadonlyArray<AttributeValueTable>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const holds = (code: string) =>
+      sql.onDialectOrElse({
+        pg: () => sql`jsonb_exists(attributes, ${code})`,
+        orElse: () => sql`json_type(attributes, '$.' || ${code}) is not null`
+      })
+
+    const perTable = (
+      entityKind: EntityKind,
+      codes: ReadonlyArray<string>,
+      count: (table: AttributeValueTable) => Effect.Effect<number, unknown>
+    ): Effect.Effect<Usage> =>
+      Effect.gen(function*() {
+        for (const code of codes) if (!CODE.test(code)) return yield* Effect.dieMessage(`not an attribute code: ${code}`)
+        const usage: Record<keyof Usage, number> = { ...noUsage }
+        for (const table of tables) {
+          if (table.entityKind === entityKind) usage[table.usageKey] += yield* count(table)
+        }
+        return usage
+      }).pipe(Effect.orDie)
+
+    return AttributeValueStore.of({
+      usage: (organizationId, entityKind, code) =>
+        perTable(entityKind, [code], ({ table }) =>
+          sql`select cast(count(*) as integer) as n from ${sql(table)}
+              where organization_id = ${organizationId} and ${holds(code)}`.pipe(
+            Effect.flatMap(decodeCount),
+            Effect.map((rows) => rows[0]?.n ?? 0)
+          )),
+      remove: (organizationId, entityKind, code, at) =>
+        perTable(entityKind, [code], ({ table }) => {
+          const without = sql.onDialectOrElse({
+            pg: () => sql`attributes - ${code}::text`,
+            orElse: () => sql`json_remove(attributes, '$.' || ${code})`
+          })
+          return sql`update ${sql(table)} set attributes = ${without}, updated_at = ${at}
+                     where organization_id = ${organizationId} and ${holds(code)} returning 1 as n`.pipe(Effect.map((rows) => rows.length))
+        }),
+      rename: (organizationId, entityKind, from, to, at) =>
+        perTable(entityKind, [from, to], ({ table }) => {
+          const moved = sql.onDialectOrElse({
+            pg: () => sql`(attributes - ${from}::text) || jsonb_build_object(${to}::text, attributes -> ${from}::text)`,
+            orElse: () => sql`json_set(json_remove(attributes, '$.' || ${from}), '$.' || ${to}, json(json_extract(attributes, '$.' || ${from})))`
+          })
+          return sql`update ${sql(table)} set attributes = ${moved}, updated_at = ${at}
+                     where organization_id = ${organizationId} and ${holds(from)} returning 1 as n`.pipe(Effect.map((rows) => rows.length))
+        })
+    })
+  })
+
+export const layerWith = (tables: ReadonlyArray<AttributeValueTable>) => Layer.effect(AttributeValueStore, make(tables))
+
+export const layer = layerWith(ATTRIBUTE_VALUE_TABLES)

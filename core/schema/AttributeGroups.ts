@@ -1,0 +1,48 @@
+import { Context, Effect, Layer } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { Crypto } from "../shared/Crypto.js"
+import type { Conflict } from "../shared/Errors.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import type { CurrentTenant } from "../tenancy/Actor.js"
+import { AttributeGroup, type CreateAttributeGroup } from "./Attribute.js"
+import { AttributeRepository } from "./AttributeRepository.js"
+import { inTenant, now } from "./Tenant.js"
+
+export class AttributeGroups extends Context.Tag("catalog/AttributeGroups")<AttributeGroups, {
+  readonly list: Effect.Effect<ReadonlyArray<AttributeGroup>, never, CurrentTenant>
+  /** Fails with Conflict when the code is taken. */
+  readonly create: (input: CreateAttributeGroup) => Effect.Effect<AttributeGroup, Conflict, CurrentTenant>
+}>() {}
+
+export const makeAttributeGroups = Effect.gen(function*() {
+  const repo = yield* AttributeRepository
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const tenant = inTenant(yield* UnitOfWork)
+  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+
+  return AttributeGroups.of({
+    list: tenant(repo.listGroups),
+    create: (input) =>
+      tenant((organizationId) =>
+        Effect.gen(function*() {
+          const at = yield* now
+          const group = new AttributeGroup({
+            id: yield* crypto.uuid,
+            organizationId,
+            code: input.code,
+            label: input.label,
+            position: input.position ?? 0,
+            createdAt: at,
+            updatedAt: at
+          })
+          yield* repo.insertGroup(group)
+          yield* services(emit({ name: "attribute_group.created", entityType: "attribute_group", entityId: group.id, payload: { code: group.code } }))
+          return group
+        })
+      )
+  })
+})
+
+export const AttributeGroupsLive = Layer.effect(AttributeGroups, makeAttributeGroups)

@@ -1,0 +1,28 @@
+import { Context, type Effect } from "effect"
+import type { EntityKind } from "./Attribute.js"
+
+/** Rows holding a value under one attribute code, per kind of record. */
+export interface Usage {
+  readonly products: number
+  readonly variants: number
+  readonly contentPages: number
+  readonly categories: number
+  readonly brands: number
+}
+
+export const noUsage: Usage = { products: 0, variants: 0, contentPages: 0, categories: 0, brands: 0 }
+
+export const usageTotal = (u: Usage): number => u.products + u.variants + u.contentPages + u.categories + u.brands
+
+/**
+ * The attribute values stored on catalog records (products, variants, content pages,
+ * categories, brands), seen by code. Callers run these inside `UnitOfWork.tenant`.
+ */
+export class AttributeValueStore extends Context.Tag("catalog/AttributeValueStore")<AttributeValueStore, {
+  /** How many records of `entityKind` hold a value under `code`. */
+  readonly usage: (organizationId: string, entityKind: EntityKind, code: string) => Effect.Effect<Usage>
+  /** Removes `code` from every record of `entityKind`, bumping their `updatedAt` to `at`; answers the rows changed. */
+  readonly remove: (organizationId: string, entityKind: EntityKind, code: string, at: string) => Effect.Effect<Usage>
+  /** Moves the values under `from` to `to` on every record of `entityKind` (an attribute's code changed). */
+  readonly rename: (organizationId: string, entityKind: EntityKind, from: string, to: string, at: string) => Effect.Effect<Usage>
+}>() {}

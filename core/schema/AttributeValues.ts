@@ -1,0 +1,166 @@
+import { Either, Schema } from "effect"
+import type { Issue } from "../shared/Errors.js"
+import { VALUE_VALIDATORS } from "./ValueValidators.js"
+
+export const AttributeType = Schema.Literal(
+  "text",
+  "textarea",
+  "richtext",
+  "number",
+  "decimal",
+  "boolean",
+  "date",
+  "datetime",
+  "select",
+  "multiselect",
+  "reference",
+  "media",
+  "measurement",
+  "url",
+  "email",
+  "json",
+  "money",
+  "tags",
+  "file"
+)
+export type AttributeType = typeof AttributeType.Type
+
+/** What value validation needs to know of an attribute. */
+export interface AttributeSpec {
+  readonly code: string
+  readonly type: AttributeType
+  readonly isLocalizable: boolean
+  readonly isScopable: boolean
+  readonly validation: Readonly<Record<string, unknown>> | null
+}
+
+/** One stored value of an attribute, at a locale and a channel (null where not localizable / scopable). */
+export interface ValueEntry {
+  readonly locale: string | null
+  readonly channel: string | null
+  readonly value: unknown
+}
+
+/** A record's attribute values: code -> entries. */
+export type AttributeValues = Readonly<Record<string, ReadonlyArray<ValueEntry>>>
+
+type Path = ReadonlyArray<string | number>
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const ENTRY_KEYS = new Set(["locale", "channel", "value"])
+
+const scopeIssues = (
+  spec: AttributeSpec,
+  key: "locale" | "channel",
+  entry: Readonly<Record<string, unknown>>,
+  path: Path
+): ReadonlyArray<Issue> => {
+  const at = [...path, key]
+  if (!Object.hasOwn(entry, key)) return [{ path: at, message: `${key} is required (null or a string)`, code: "required" }]
+  const value = entry[key]
+  const enabled = key === "locale" ? spec.isLocalizable : spec.isScopable
+  const adjective = key === "locale" ? "localizable" : "scopable"
+  if (value === null) {
+    return enabled ? [{ path: at, message: `must be a ${key}: attribute ${spec.code} is ${adjective}`, code: `${key}_required` }] : []
+  }
+  if (typeof value !== "string" || value.length === 0) {
+    return [{ path: at, message: `must be null or a non-empty string`, code: "invalid_type" }]
+  }
+  return enabled ? [] : [{ path: at, message: `must be null: attribute ${spec.code} is not ${adjective}`, code: `not_${adjective}` }]
+}
+
+/**
+ * Checks one value (never null) against the attribute's type and `validation` rules;
+ * answers it normalized (a decimal sent as a number comes back as a string).
+ */
+export const validateValue = (spec: AttributeSpec, value: unknown, path: Path): Either.Either<unknown, ReadonlyArray<Issue>> =>
+  VALUE_VALIDATORS[spec.type](value, spec.validation ?? {}, path)
+
+/**
+ * Validates untrusted `input` (a map code -> array of entries) against the attributes a family
+ * declares (keyed by code). Unknown codes, entries without both `locale` and `channel` keys,
+ * locale/channel that break the localizable/scopable rules, duplicate (locale, channel) pairs
+ * within a code and values of the wrong shape are issues whose paths start at `path` (e.g.
+ * ["attributes", code, 0, "value"]). A `value: null` entry is kept as is (it means "remove" to
+ * callers that merge). Valid values come back normalized (a decimal sent as a JSON number
+ * becomes a string).
+ */
+export const validateAttributeValues = (
+  specs: ReadonlyMap<string, AttributeSpec>,
+  input: unknown,
+  path: ReadonlyArray<string | number>
+): Either.Either<AttributeValues, ReadonlyArray<Issue>> => {
+  if (!isRecord(input)) {
+    return Either.left([{ path, message: "must be an object mapping attribute codes to arrays of entries", code: "invalid_type" }])
+  }
+  const issues: Array<Issue> = []
+  const out: Record<string, ReadonlyArray<ValueEntry>> = {}
+  for (const [code, entries] of Object.entries(input)) {
+    const at = [...path, code]
+    const spec = specs.get(code)
+    if (spec === undefined) {
+      issues.push({ path: at, message: `attribute ${code} is not declared by the family`, code: "unknown_attribute" })
+      continue
+    }
+    if (!Array.isArray(entries)) {
+      issues.push({ path: at, message: "must be an array of {locale, channel, value} entries", code: "invalid_type" })
+      continue
+    }
+    const seen = new Set<string>()
+    const normalized: Array<ValueEntry> = []
+    entries.forEach((entry: unknown, i) => {
+      const ep = [...at, i]
+      if (!isRecord(entry)) {
+        issues.push({ path: ep, message: "must be an object {locale, channel, value}", code: "invalid_type" })
+        return
+      }
+      const before = issues.length
+      for (const key of Object.keys(entry)) {
+        if (!ENTRY_KEYS.has(key)) issues.push({ path: [...ep, key], message: `unknown key ${key}`, code: "unrecognized_key" })
+      }
+      issues.push(...scopeIssues(spec, "locale", entry, ep), ...scopeIssues(spec, "channel", entry, ep))
+      if (!Object.hasOwn(entry, "value")) {
+        issues.push({ path: [...ep, "value"], message: "value is required (null removes the entry)", code: "required" })
+      }
+      if (issues.length > before) return
+      const locale = entry.locale as string | null
+      const channel = entry.channel as string | null
+      const key = JSON.stringify([locale, channel])
+      if (seen.has(key)) {
+        issues.push({ path: ep, message: `more than one entry for locale ${locale} and channel ${channel}`, code: "duplicate_entry" })
+        return
+      }
+      seen.add(key)
+      if (entry.value === null) {
+        normalized.push({ locale, channel, value: null })
+        return
+      }
+      const checked = validateValue(spec, entry.value, [...ep, "value"])
+      if (Either.isLeft(checked)) issues.push(...checked.left)
+      else normalized.push({ locale, channel, value: checked.right })
+    })
+    out[code] = normalized
+  }
+  return issues.length > 0 ? Either.left(issues) : Either.right(out)
+}
+
+const isEmpty = (value: unknown): boolean =>
+  value === null || value === undefined || (typeof value === "string" && value.trim().length === 0) ||
+  (Array.isArray(value) && value.length === 0)
+
+/**
+ * DESIGN.md: filled when it has a non-empty value at the organization's default locale and
+ * channel (or at null where not localizable / not scopable). Where the organization sets no
+ * default locale (channel), a value at any locale (channel) counts.
+ */
+export const isFilled = (
+  spec: AttributeSpec,
+  entries: ReadonlyArray<ValueEntry> | undefined,
+  scope: { readonly locale: string | null; readonly channel: string | null }
+): boolean =>
+  (entries ?? []).some((e) =>
+    !isEmpty(e.value) &&
+    (spec.isLocalizable ? scope.locale === null || e.locale === scope.locale : e.locale === null) &&
+    (spec.isScopable ? scope.channel === null || e.channel === scope.channel : e.channel === null)
+  )

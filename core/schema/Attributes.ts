@@ -1,0 +1,196 @@
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { Crypto } from "../shared/Crypto.js"
+import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import type { CurrentTenant } from "../tenancy/Actor.js"
+import {
+  type Attribute,
+  type AttributeRecord,
+  AttributeUsage,
+  type CreateAttribute,
+  type EntityKind,
+  toAttribute,
+  type UpdateAttribute
+} from "./Attribute.js"
+import { type AttributeChanges, AttributeRepository } from "./AttributeRepository.js"
+import { validateValue } from "./AttributeValues.js"
+import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
+import { requestedRequirement } from "./Requirements.js"
+import { actorId, inTenant, now } from "./Tenant.js"
+
+export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
+  /** The organization's attributes of one entity kind, by position then code. */
+  readonly list: (entityKind: EntityKind) => Effect.Effect<ReadonlyArray<Attribute>, never, CurrentTenant>
+  /** Fails with Conflict when the code is taken for the entity kind. */
+  readonly create: (input: CreateAttribute) => Effect.Effect<Attribute, ValidationFailed | Conflict, CurrentTenant>
+  readonly get: (id: string) => Effect.Effect<Attribute, NotFound, CurrentTenant>
+  /** A new code carries the stored values along; the type cannot change while records hold values. */
+  readonly update: (id: string, input: UpdateAttribute) => Effect.Effect<Attribute, NotFound | ValidationFailed | Conflict, CurrentTenant>
+  /**
+   * In one transaction: the definition, its family attachments and every value stored under
+   * its code on records of its kind (their `updatedAt` bumped), with `attribute.deleted`
+   * carrying the rows changed per table in `removed_from`.
+   */
+  readonly delete: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
+  /** How many records hold a value under the attribute's code: what `delete` would remove. */
+  readonly usage: (id: string) => Effect.Effect<AttributeUsage, NotFound, CurrentTenant>
+}>() {}
+
+const fromEither = <A>(e: Either.Either<A, ValidationFailed>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
+
+/** The default value must itself be a valid value of the attribute. */
+const checkDefault = (a: Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">) =>
+  a.defaultValue === null || a.defaultValue === undefined
+    ? Effect.void
+    : Either.match(validateValue(a, a.defaultValue, ["defaultValue"]), {
+      onLeft: (issues) => Effect.fail(ValidationFailed.of(issues)),
+      onRight: () => Effect.void
+    })
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+export const makeAttributes = Effect.gen(function*() {
+  const repo = yield* AttributeRepository
+  const values = yield* AttributeValueStore
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const tenant = inTenant(yield* UnitOfWork)
+  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+
+  const find = (organizationId: string, id: string) =>
+    Effect.flatMap(repo.findById(organizationId, id), Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "attribute", id })),
+      onSome: Effect.succeed
+    }))
+
+  const checkGroup = (organizationId: string, groupId: string | null | undefined) =>
+    groupId === null || groupId === undefined ? Effect.void : Effect.flatMap(repo.findGroup(organizationId, groupId), Option.match({
+      onNone: () => Effect.fail(ValidationFailed.one(["groupId"], `no attribute group ${groupId}`, "not_found")),
+      onSome: () => Effect.void
+    }))
+
+  const create = (input: CreateAttribute) =>
+    Effect.gen(function*() {
+      const requirement = yield* fromEither(requestedRequirement(input.requirement, input.isRequired))
+      return yield* tenant((organizationId, current) =>
+        Effect.gen(function*() {
+          yield* checkGroup(organizationId, input.groupId)
+          const at = yield* now
+          const by = actorId(current.actor)
+          const record: AttributeRecord = {
+            id: yield* crypto.uuid,
+            organizationId,
+            code: input.code,
+            entityKind: input.entityKind ?? "product",
+            label: input.label,
+            type: input.type,
+            groupId: input.groupId ?? null,
+            isLocalizable: input.isLocalizable ?? false,
+            isScopable: input.isScopable ?? false,
+            requirement: requirement ?? "available",
+            isVariantAxis: input.isVariantAxis ?? false,
+            validation: input.validation ?? null,
+            defaultValue: input.defaultValue ?? null,
+            position: input.position ?? 0,
+            createdBy: by,
+            updatedBy: by,
+            createdAt: at,
+            updatedAt: at
+          }
+          yield* checkDefault(record)
+          yield* repo.insert(record)
+          yield* services(emit({
+            name: "attribute.created",
+            entityType: "attribute",
+            entityId: record.id,
+            payload: { code: record.code, entity_kind: record.entityKind }
+          }))
+          return toAttribute(record)
+        })
+      )
+    })
+
+  const update = (id: string, input: UpdateAttribute) =>
+    Effect.gen(function*() {
+      const requirement = yield* fromEither(requestedRequirement(input.requirement, input.isRequired))
+      return yield* tenant((organizationId, current) =>
+        Effect.gen(function*() {
+          const existing = yield* find(organizationId, id)
+          if (input.entityKind !== undefined && input.entityKind !== existing.entityKind) {
+            return yield* ValidationFailed.one(["entityKind"], "cannot be changed", "immutable")
+          }
+          yield* checkGroup(organizationId, input.groupId)
+          const { entityKind: _kind, isRequired: _isRequired, requirement: _requirement, ...fields } = input
+          const sent: { readonly [K in keyof AttributeRecord]?: AttributeRecord[K] | undefined } = {
+            ...fields,
+            ...(requirement === undefined ? {} : { requirement })
+          }
+          const changed = (Object.keys(sent) as Array<keyof AttributeRecord>).filter((k) =>
+            sent[k] !== undefined && !sameJson(sent[k], existing[k])
+          )
+          const at = yield* now
+          const merged: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
+          if (changed.includes("type")) {
+            const held = usageTotal(yield* values.usage(organizationId, existing.entityKind, existing.code))
+            if (held > 0) {
+              return yield* ValidationFailed.one(["type"], `cannot change while ${held} records hold values of ${existing.code}`, "in_use")
+            }
+          }
+          yield* checkDefault(merged)
+          const changes: AttributeChanges = {
+            ...Object.fromEntries(changed.map((k) => [k, merged[k]])),
+            updatedAt: at,
+            updatedBy: actorId(current.actor)
+          }
+          const updated = yield* repo.update(organizationId, id, changes)
+          if (Option.isNone(updated)) return yield* new NotFound({ entity: "attribute", id })
+          if (changed.includes("code")) yield* values.rename(organizationId, existing.entityKind, existing.code, merged.code, at)
+          yield* services(emit({
+            name: "attribute.updated",
+            entityType: "attribute",
+            entityId: id,
+            payload: { code: updated.value.code, changed_fields: changed }
+          }))
+          return toAttribute(updated.value)
+        })
+      )
+    })
+
+  const remove = (id: string) =>
+    tenant((organizationId) =>
+      Effect.gen(function*() {
+        const existing = yield* find(organizationId, id)
+        const at = yield* now
+        const removed = yield* values.remove(organizationId, existing.entityKind, existing.code, at)
+        yield* repo.delete(organizationId, id)
+        yield* services(emit({
+          name: "attribute.deleted",
+          entityType: "attribute",
+          entityId: id,
+          payload: { code: existing.code, entity_kind: existing.entityKind, removed_from: { ...removed } }
+        }))
+      })
+    )
+
+  const usage = (id: string) =>
+    tenant((organizationId) =>
+      Effect.gen(function*() {
+        const existing = yield* find(organizationId, id)
+        const u = yield* values.usage(organizationId, existing.entityKind, existing.code)
+        return new AttributeUsage({ ...u, total: usageTotal(u) })
+      })
+    )
+
+  return Attributes.of({
+    list: (entityKind) => tenant((organizationId) => Effect.map(repo.list(organizationId, entityKind), (r) => r.map(toAttribute))),
+    create,
+    get: (id) => tenant((organizationId) => Effect.map(find(organizationId, id), toAttribute)),
+    update,
+    delete: remove,
+    usage
+  })
+})
+
+export const AttributesLive = Layer.effect(Attributes, makeAttributes)

@@ -1,0 +1,282 @@
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { Crypto } from "../shared/Crypto.js"
+import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import type { CurrentTenant } from "../tenancy/Actor.js"
+import type { AttributeRecord, EntityKind } from "./Attribute.js"
+import { AttributeRepository } from "./AttributeRepository.js"
+import {
+  type AttachAttribute,
+  type CreateFamily,
+  Family,
+  FamilyAttachment,
+  FamilyDetails,
+  isRequiredOverrideOf,
+  type UpdateAttachment,
+  type UpdateFamily
+} from "./Family.js"
+import { type AttachmentRecord, FamilyRepository, type FamilySchema } from "./FamilyRepository.js"
+import { requestedOverride } from "./Requirements.js"
+import { actorId, inTenant, now } from "./Tenant.js"
+
+/** The kinds whose one family is provisioned on first use instead of created. */
+export type ProvisionedKind = "category" | "brand"
+
+export const isProvisionedKind = (kind: EntityKind): kind is ProvisionedKind => kind === "category" || kind === "brand"
+
+export class Families extends Context.Tag("catalog/Families")<Families, {
+  /** Families of one kind by code; for category and brand, provisions that schema first. */
+  readonly list: (entityKind: EntityKind) => Effect.Effect<ReadonlyArray<Family>, never, CurrentTenant>
+  /** Fails with Conflict when the code is taken. */
+  readonly create: (input: CreateFamily) => Effect.Effect<Family, Conflict, CurrentTenant>
+  /** The family with its attributes, by position then code. */
+  readonly get: (id: string) => Effect.Effect<FamilyDetails, NotFound, CurrentTenant>
+  readonly update: (id: string, input: UpdateFamily) => Effect.Effect<Family, NotFound, CurrentTenant>
+  /** Fails with Conflict while a record still uses the family; attachments cascade. */
+  readonly delete: (id: string) => Effect.Effect<void, NotFound | Conflict, CurrentTenant>
+  /** Fails with NotFound (family or attribute), ValidationFailed (another entity kind) or Conflict (attached already). */
+  readonly attach: (familyId: string, input: AttachAttribute) => Effect.Effect<FamilyAttachment, NotFound | ValidationFailed | Conflict, CurrentTenant>
+  readonly updateAttachment: (
+    familyId: string,
+    attributeId: string,
+    input: UpdateAttachment
+  ) => Effect.Effect<FamilyAttachment, NotFound | ValidationFailed, CurrentTenant>
+  /** Idempotent: detaching an attribute that is not attached succeeds. */
+  readonly detach: (familyId: string, attributeId: string) => Effect.Effect<void, NotFound, CurrentTenant>
+  /**
+   * The one family of `category` or `brand` with its attributes, provisioned (family plus a
+   * `description` attribute) when the organization has none. Idempotent and safe under
+   * concurrent first calls; joins the caller's transaction when there is one.
+   */
+  readonly provisioned: (entityKind: ProvisionedKind) => Effect.Effect<FamilySchema, never, CurrentTenant>
+}>() {}
+
+const fromEither = <A>(e: Either.Either<A, ValidationFailed>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
+
+const toAttachment = (a: AttachmentRecord) =>
+  new FamilyAttachment({
+    familyId: a.familyId,
+    attributeId: a.attributeId,
+    requirementOverride: a.requirementOverride,
+    isRequiredOverride: isRequiredOverrideOf(a.requirementOverride),
+    position: a.position
+  })
+
+const PROVISIONED_LABELS: Record<ProvisionedKind, string> = { category: "Category", brand: "Brand" }
+
+export const makeFamilies = Effect.gen(function*() {
+  const repo = yield* FamilyRepository
+  const attributes = yield* AttributeRepository
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const tenant = inTenant(yield* UnitOfWork)
+  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+
+  const find = (organizationId: string, id: string) =>
+    Effect.flatMap(repo.findById(organizationId, id), Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "attribute family", id })),
+      onSome: Effect.succeed
+    }))
+
+  const newFamily = (organizationId: string, code: string, entityKind: EntityKind, label: Readonly<Record<string, string>>, description: string | null) =>
+    Effect.gen(function*() {
+      const at = yield* now
+      return new Family({ id: yield* crypto.uuid, organizationId, code, entityKind, label, description, createdAt: at, updatedAt: at })
+    })
+
+  const familyEvent = (name: string, family: Family, payload: Record<string, unknown> = {}) =>
+    services(emit({ name, entityType: "family", entityId: family.id, payload: { code: family.code, ...payload } }))
+
+  const attachmentEvent = (name: string, familyId: string, attributeId: string, payload: Record<string, unknown> = {}) =>
+    services(emit({ name, entityType: "family_attribute", entityId: familyId, payload: { family_id: familyId, attribute_id: attributeId, ...payload } }))
+
+  /** Inserts the kind's family and its description attribute unless the organization has the family. */
+  const provision = (organizationId: string, kind: ProvisionedKind, actor: string | null) =>
+    Effect.gen(function*() {
+      const label = { en: PROVISIONED_LABELS[kind] }
+      // The code is the kind, unless a family of another kind took it: then a fresh one.
+      let family = yield* newFamily(organizationId, kind, kind, label, null)
+      let inserted = yield* repo.insertProvisioned(family)
+      if (!inserted && (yield* repo.list(organizationId, kind)).length === 0) {
+        family = yield* newFamily(organizationId, `${kind}_${(yield* crypto.uuid).slice(-12)}`, kind, label, null)
+        inserted = yield* repo.insertProvisioned(family)
+      }
+      if (!inserted) return
+      yield* familyEvent("family.created", family, { entity_kind: kind })
+      const at = yield* now
+      const description: AttributeRecord = {
+        id: yield* crypto.uuid,
+        organizationId,
+        code: "description",
+        entityKind: kind,
+        label: { en: "Description" },
+        type: "textarea",
+        groupId: null,
+        isLocalizable: false,
+        isScopable: false,
+        requirement: "available",
+        isVariantAxis: false,
+        validation: null,
+        defaultValue: null,
+        position: 0,
+        createdBy: actor,
+        updatedBy: actor,
+        createdAt: at,
+        updatedAt: at
+      }
+      const stored = yield* attributes.insertIfAbsent(description)
+      if (stored.inserted) {
+        yield* services(emit({
+          name: "attribute.created",
+          entityType: "attribute",
+          entityId: stored.attribute.id,
+          payload: { code: "description", entity_kind: kind }
+        }))
+      }
+      yield* repo.attachIfAbsent({
+        organizationId,
+        familyId: family.id,
+        attributeId: stored.attribute.id,
+        requirementOverride: null,
+        position: 0,
+        createdAt: at,
+        updatedAt: at
+      })
+      yield* attachmentEvent("family_attribute.created", family.id, stored.attribute.id)
+    })
+
+  const list = (entityKind: EntityKind) =>
+    tenant((organizationId, current) =>
+      Effect.gen(function*() {
+        if (isProvisionedKind(entityKind)) yield* provision(organizationId, entityKind, actorId(current.actor))
+        return yield* repo.list(organizationId, entityKind)
+      })
+    )
+
+  const provisioned = (kind: ProvisionedKind) =>
+    tenant((organizationId, current) =>
+      Effect.gen(function*() {
+        yield* provision(organizationId, kind, actorId(current.actor))
+        const [family] = yield* repo.list(organizationId, kind)
+        const schema = family === undefined ? Option.none() : yield* repo.schemaOf(organizationId, family.id)
+        if (Option.isNone(schema)) return yield* Effect.dieMessage(`the ${kind} family is missing after provisioning`)
+        return schema.value
+      })
+    )
+
+  const create = (input: CreateFamily) =>
+    tenant((organizationId) =>
+      Effect.gen(function*() {
+        const family = yield* newFamily(organizationId, input.code, input.entityKind ?? "product", input.label, input.description ?? null)
+        yield* repo.insert(family)
+        yield* familyEvent("family.created", family, { entity_kind: family.entityKind })
+        return family
+      })
+    )
+
+  const get = (id: string) =>
+    tenant((organizationId) =>
+      Effect.gen(function*() {
+        const family = yield* find(organizationId, id)
+        const entries = yield* repo.entries(organizationId, id)
+        return new FamilyDetails({ ...family, attributes: entries })
+      })
+    )
+
+  const update = (id: string, input: UpdateFamily) =>
+    tenant((organizationId) =>
+      Effect.gen(function*() {
+        yield* find(organizationId, id)
+        const updated = yield* repo.update(organizationId, id, {
+          ...(input.label === undefined ? {} : { label: input.label }),
+          ...(input.description === undefined ? {} : { description: input.description }),
+          updatedAt: yield* now
+        })
+        if (Option.isNone(updated)) return yield* new NotFound({ entity: "attribute family", id })
+        const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined)
+        yield* familyEvent("family.updated", updated.value, { changed_fields: changed })
+        return updated.value
+      })
+    )
+
+  const remove = (id: string) =>
+    tenant((organizationId) =>
+      Effect.gen(function*() {
+        const family = yield* find(organizationId, id)
+        yield* repo.delete(organizationId, id)
+        yield* familyEvent("family.deleted", family)
+      })
+    )
+
+  const attach = (familyId: string, input: AttachAttribute) =>
+    Effect.gen(function*() {
+      const override = yield* fromEither(requestedOverride(input.requirementOverride, input.isRequiredOverride))
+      return yield* tenant((organizationId) =>
+        Effect.gen(function*() {
+          const family = yield* find(organizationId, familyId)
+          const attribute = yield* Effect.flatMap(attributes.findById(organizationId, input.attributeId), Option.match({
+            onNone: () => Effect.fail(new NotFound({ entity: "attribute", id: input.attributeId })),
+            onSome: Effect.succeed
+          }))
+          if (attribute.entityKind !== family.entityKind) {
+            return yield* ValidationFailed.one(
+              ["attributeId"],
+              `attribute ${attribute.code} is a ${attribute.entityKind} attribute; family ${family.code} takes ${family.entityKind} attributes`,
+              "entity_kind_mismatch"
+            )
+          }
+          const at = yield* now
+          const record: AttachmentRecord = {
+            organizationId,
+            familyId,
+            attributeId: attribute.id,
+            requirementOverride: override ?? null,
+            position: input.position ?? 0,
+            createdAt: at,
+            updatedAt: at
+          }
+          yield* repo.attach(record)
+          yield* attachmentEvent("family_attribute.created", familyId, attribute.id, { code: attribute.code })
+          return toAttachment(record)
+        })
+      )
+    })
+
+  const updateAttachment = (familyId: string, attributeId: string, input: UpdateAttachment) =>
+    Effect.gen(function*() {
+      const override = yield* fromEither(requestedOverride(input.requirementOverride, input.isRequiredOverride))
+      return yield* tenant((organizationId) =>
+        Effect.gen(function*() {
+          yield* find(organizationId, familyId)
+          const updated = yield* repo.updateAttachment(organizationId, familyId, attributeId, {
+            ...(override === undefined ? {} : { requirementOverride: override }),
+            ...(input.position === undefined ? {} : { position: input.position }),
+            updatedAt: yield* now
+          })
+          if (Option.isNone(updated)) return yield* new NotFound({ entity: "family attribute", id: attributeId })
+          const changed = [
+            ...(override === undefined ? [] : ["requirementOverride"]),
+            ...(input.position === undefined ? [] : ["position"])
+          ]
+          yield* attachmentEvent("family_attribute.updated", familyId, attributeId, { changed_fields: changed })
+          return toAttachment(updated.value)
+        })
+      )
+    })
+
+  const detach = (familyId: string, attributeId: string) =>
+    tenant((organizationId) =>
+      Effect.gen(function*() {
+        yield* find(organizationId, familyId)
+        if (yield* repo.detach(organizationId, familyId, attributeId)) {
+          yield* attachmentEvent("family_attribute.deleted", familyId, attributeId)
+        }
+      })
+    )
+
+  return Families.of({ list, create, get, update, delete: remove, attach, updateAttachment, detach, provisioned })
+})
+
+export const FamiliesLive = Layer.effect(Families, makeFamilies)

@@ -1,0 +1,86 @@
+import { Schema } from "effect"
+import { Code, LocalizedLabel, Timestamp, Uuid } from "../shared/Fields.js"
+import { EntityKind, Requirement, ValidationRules } from "./Attribute.js"
+import { AttributeType } from "./AttributeValues.js"
+
+export class Family extends Schema.Class<Family>("Family")({
+  id: Uuid,
+  organizationId: Uuid,
+  code: Schema.String,
+  entityKind: EntityKind,
+  label: LocalizedLabel,
+  description: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+/** The deprecated override boolean: true = required, false = any other override, null = inherit. */
+export const isRequiredOverrideOf = (override: Requirement | null): boolean | null => override === null ? null : override === "required"
+
+/** An attachment of an attribute to a family, as stored and as attach/patch answer it. */
+export class FamilyAttachment extends Schema.Class<FamilyAttachment>("FamilyAttachment")({
+  familyId: Uuid,
+  attributeId: Uuid,
+  requirementOverride: Schema.NullOr(Requirement),
+  isRequiredOverride: Schema.NullOr(Schema.Boolean),
+  position: Schema.Number
+}) {}
+
+/** One entry of `GET /v1/attribute-families/{id}`: the attachment with the attribute's fields copied in. */
+export class FamilyAttributeEntry extends Schema.Class<FamilyAttributeEntry>("FamilyAttributeEntry")({
+  ...FamilyAttachment.fields,
+  code: Schema.String,
+  type: AttributeType,
+  label: LocalizedLabel,
+  isLocalizable: Schema.Boolean,
+  isScopable: Schema.Boolean,
+  requirement: Requirement,
+  isRequired: Schema.Boolean,
+  isVariantAxis: Schema.Boolean,
+  validation: Schema.NullOr(ValidationRules),
+  effectiveRequirement: Requirement,
+  effectiveIsRequired: Schema.Boolean
+}) {}
+
+export class FamilyDetails extends Schema.Class<FamilyDetails>("FamilyDetails")({
+  ...Family.fields,
+  attributes: Schema.Array(FamilyAttributeEntry)
+}) {}
+
+/** Families are created for products and content; category and brand families are provisioned. */
+export const CreatableEntityKind = Schema.Literal("product", "content").annotations({
+  message: () => "must be product or content (category and brand families are provisioned)"
+})
+
+export const CreateFamily = Schema.Struct({
+  code: Code,
+  label: LocalizedLabel,
+  entityKind: Schema.optional(CreatableEntityKind),
+  description: Schema.optional(Schema.NullOr(Schema.String))
+})
+export type CreateFamily = typeof CreateFamily.Type
+
+export const UpdateFamily = Schema.Struct({
+  label: Schema.optional(LocalizedLabel),
+  description: Schema.optional(Schema.NullOr(Schema.String))
+})
+export type UpdateFamily = typeof UpdateFamily.Type
+
+const Position = Schema.Int.annotations({ message: () => "must be an integer" })
+
+export const AttachAttribute = Schema.Struct({
+  attributeId: Uuid,
+  requirementOverride: Schema.optional(Schema.NullOr(Requirement)),
+  isRequiredOverride: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  position: Schema.optional(Position)
+})
+export type AttachAttribute = typeof AttachAttribute.Type
+
+export const UpdateAttachment = Schema.Struct({
+  requirementOverride: Schema.optional(Schema.NullOr(Requirement)),
+  isRequiredOverride: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  position: Schema.optional(Position)
+})
+export type UpdateAttachment = typeof UpdateAttachment.Type
+
+export const ListFamiliesQuery = Schema.Struct({ entityKind: Schema.optional(EntityKind) })

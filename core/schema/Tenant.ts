@@ -1,0 +1,16 @@
+import { Effect } from "effect"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { type Actor, CurrentTenant } from "../tenancy/Actor.js"
+
+export const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** `createdBy`/`updatedBy`: the acting user's or key's id; null where the actor has no uuid. */
+export const actorId = (actor: Actor): string | null => (UUID.test(actor.id) ? actor.id : null)
+
+/** Runs `f` in one transaction of the current organization. */
+export const inTenant = (uow: typeof UnitOfWork.Service) =>
+<A, E, R>(f: (organizationId: string, tenant: typeof CurrentTenant.Service) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId, t)))

@@ -1,0 +1,273 @@
+import { Either } from "effect"
+import type { Issue } from "../shared/Errors.js"
+import type { AttributeType } from "./AttributeValues.js"
+
+type Path = ReadonlyArray<string | number>
+type Rules = Readonly<Record<string, unknown>>
+
+/** Checks one non-null value; answers it normalized, or the issues found at `path`. */
+export type ValueValidator = (value: unknown, rules: Rules, path: Path) => Either.Either<unknown, ReadonlyArray<Issue>>
+
+const fail = (path: Path, message: string, code: string): Either.Either<never, ReadonlyArray<Issue>> =>
+  Either.left([{ path, message, code }])
+
+const collect = (value: unknown, issues: ReadonlyArray<Issue>): Either.Either<unknown, ReadonlyArray<Issue>> =>
+  issues.length > 0 ? Either.left(issues) : Either.right(value)
+
+// Rules are free-form: a key of the wrong type (or a pattern that does not compile) is ignored.
+
+const numberRule = (rules: Rules, key: string): number | undefined => {
+  const v = rules[key]
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined
+}
+
+const stringRule = (rules: Rules, key: string): string | undefined => {
+  const v = rules[key]
+  return typeof v === "string" ? v : undefined
+}
+
+/** A list of allowed strings: plain strings, or objects naming them by `code` or `value`. */
+const listRule = (rules: Rules, key: string): ReadonlyArray<string> | undefined => {
+  const v = rules[key]
+  if (!Array.isArray(v)) return undefined
+  return v.flatMap((item: unknown) => {
+    if (typeof item === "string") return [item]
+    if (typeof item === "object" && item !== null) {
+      const named = "code" in item ? item.code : "value" in item ? item.value : undefined
+      return typeof named === "string" ? [named] : []
+    }
+    return []
+  })
+}
+
+const patternRule = (rules: Rules): RegExp | undefined => {
+  const source = stringRule(rules, "pattern")
+  if (source === undefined) return undefined
+  try {
+    return new RegExp(source, "u")
+  } catch {
+    return undefined
+  }
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** minLength, maxLength and pattern on a string. */
+const stringIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue> => {
+  const issues: Array<Issue> = []
+  const length = [...s].length
+  const minLength = numberRule(rules, "minLength")
+  const maxLength = numberRule(rules, "maxLength")
+  const pattern = patternRule(rules)
+  if (minLength !== undefined && length < minLength) issues.push({ path, message: `must be at least ${minLength} characters`, code: "too_small" })
+  if (maxLength !== undefined && length > maxLength) issues.push({ path, message: `must be at most ${maxLength} characters`, code: "too_big" })
+  if (pattern !== undefined && !pattern.test(s)) issues.push({ path, message: `must match ${pattern.source}`, code: "invalid_pattern" })
+  return issues
+}
+
+/** min and max on a number (or anything `toNumber` turns into one). */
+const rangeIssues = (n: number, rules: Rules, path: Path): ReadonlyArray<Issue> => {
+  const min = numberRule(rules, "min")
+  const max = numberRule(rules, "max")
+  const issues: Array<Issue> = []
+  if (min !== undefined && n < min) issues.push({ path, message: `must be at least ${min}`, code: "too_small" })
+  if (max !== undefined && n > max) issues.push({ path, message: `must be at most ${max}`, code: "too_big" })
+  return issues
+}
+
+const optionIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue> => {
+  const options = listRule(rules, "options")
+  return options === undefined || options.includes(s)
+    ? []
+    : [{ path, message: `must be one of ${options.join(", ")}`, code: "invalid_option" }]
+}
+
+const text: ValueValidator = (value, rules, path) =>
+  typeof value === "string" ? collect(value, stringIssues(value, rules, path)) : fail(path, "must be a string", "invalid_type")
+
+const number: ValueValidator = (value, rules, path) =>
+  typeof value === "number" && Number.isFinite(value)
+    ? collect(value, rangeIssues(value, rules, path))
+    : fail(path, "must be a finite number", "invalid_type")
+
+const DECIMAL = /^-?\d+(\.\d+)?$/
+
+/** A finite JSON number written out without an exponent. */
+const plainDecimal = (n: number): string => {
+  const s = String(n)
+  if (!/e/i.test(s)) return s
+  if (Number.isInteger(n)) return BigInt(n).toString()
+  // The shortest digits that round-trip, with the decimal point moved by hand.
+  const [mantissa = "", exponent = "0"] = s.split(/e/i)
+  const negative = mantissa.startsWith("-")
+  const unsigned = negative ? mantissa.slice(1) : mantissa
+  const point = unsigned.indexOf(".")
+  const digits = unsigned.replace(".", "")
+  const at = (point === -1 ? unsigned.length : point) + Number(exponent)
+  const plain = at <= 0 ? `0.${"0".repeat(-at)}${digits}` : `${digits.slice(0, at)}.${digits.slice(at)}`
+  return (negative ? "-" : "") + plain.replace(/\.$/, "")
+}
+
+const decimal: ValueValidator = (value, rules, path) => {
+  const s = typeof value === "number" && Number.isFinite(value) ? plainDecimal(value) : value
+  if (typeof s !== "string" || !DECIMAL.test(s)) return fail(path, "must be a decimal string such as \"12.50\"", "invalid_type")
+  return collect(s, rangeIssues(Number(s), rules, path))
+}
+
+const boolean: ValueValidator = (value, _rules, path) =>
+  typeof value === "boolean" ? Either.right(value) : fail(path, "must be a boolean", "invalid_type")
+
+const isCalendarDate = (s: string): boolean => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (m === null) return false
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const date = new Date(0)
+  date.setUTCFullYear(y, mo - 1, d)
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
+}
+
+const date: ValueValidator = (value, rules, path) => {
+  if (typeof value !== "string" || !isCalendarDate(value)) return fail(path, "must be a date YYYY-MM-DD", "invalid_type")
+  const min = stringRule(rules, "min")
+  const max = stringRule(rules, "max")
+  const issues: Array<Issue> = []
+  if (min !== undefined && isCalendarDate(min) && value < min) issues.push({ path, message: `must be on or after ${min}`, code: "too_small" })
+  if (max !== undefined && isCalendarDate(max) && value > max) issues.push({ path, message: `must be on or before ${max}`, code: "too_big" })
+  return collect(value, issues)
+}
+
+const DATETIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i
+
+const datetimeMillis = (s: string): number | undefined => {
+  const m = DATETIME.exec(s)
+  if (m === null || m[1] === undefined || !isCalendarDate(m[1])) return undefined
+  const t = Date.parse(s)
+  return Number.isNaN(t) ? undefined : t
+}
+
+const datetime: ValueValidator = (value, rules, path) => {
+  const t = typeof value === "string" ? datetimeMillis(value) : undefined
+  if (t === undefined) return fail(path, "must be an ISO 8601 date-time with a zone", "invalid_type")
+  const min = stringRule(rules, "min")
+  const max = stringRule(rules, "max")
+  const minT = min === undefined ? undefined : datetimeMillis(min)
+  const maxT = max === undefined ? undefined : datetimeMillis(max)
+  const issues: Array<Issue> = []
+  if (minT !== undefined && t < minT) issues.push({ path, message: `must be at or after ${min}`, code: "too_small" })
+  if (maxT !== undefined && t > maxT) issues.push({ path, message: `must be at or before ${max}`, code: "too_big" })
+  return collect(value, issues)
+}
+
+const select: ValueValidator = (value, rules, path) =>
+  typeof value === "string" ? collect(value, optionIssues(value, rules, path)) : fail(path, "must be a string", "invalid_type")
+
+/** An array of strings, each checked by `item`. */
+const stringArray = (item: (s: string, rules: Rules, path: Path) => ReadonlyArray<Issue>): ValueValidator => (value, rules, path) => {
+  if (!Array.isArray(value)) return fail(path, "must be an array of strings", "invalid_type")
+  const issues = value.flatMap((v: unknown, i) =>
+    typeof v === "string" ? item(v, rules, [...path, i]) : [{ path: [...path, i], message: "must be a string", code: "invalid_type" }]
+  )
+  return collect(value, issues)
+}
+
+const multiselect = stringArray(optionIssues)
+
+const tags = stringArray((s, rules, path) =>
+  s.length === 0 ? [{ path, message: "must not be empty", code: "too_small" }] : stringIssues(s, rules, path)
+)
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const uuid = (what: string): ValueValidator => (value, _rules, path) =>
+  typeof value === "string" && UUID.test(value) ? Either.right(value.toLowerCase()) : fail(path, `must be the uuid of ${what}`, "invalid_type")
+
+/** An object with exactly `keys`; answers the issues of missing and unknown keys. */
+const shapeIssues = (value: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>, path: Path): ReadonlyArray<Issue> => [
+  ...keys.filter((k) => !Object.hasOwn(value, k)).map((k) => ({ path: [...path, k], message: `${k} is required`, code: "required" })),
+  ...Object.keys(value).filter((k) => !keys.includes(k)).map((k) => ({ path: [...path, k], message: `unknown key ${k}`, code: "unrecognized_key" }))
+]
+
+const measurement: ValueValidator = (value, rules, path) => {
+  if (!isRecord(value)) return fail(path, "must be {amount: number, unit: string}", "invalid_type")
+  const issues = [...shapeIssues(value, ["amount", "unit"], path)]
+  const { amount, unit } = value
+  if (Object.hasOwn(value, "amount")) {
+    if (typeof amount !== "number" || !Number.isFinite(amount)) issues.push({ path: [...path, "amount"], message: "must be a finite number", code: "invalid_type" })
+    else issues.push(...rangeIssues(amount, rules, [...path, "amount"]))
+  }
+  if (Object.hasOwn(value, "unit")) {
+    const units = listRule(rules, "units")
+    if (typeof unit !== "string" || unit.length === 0) issues.push({ path: [...path, "unit"], message: "must be a non-empty string", code: "invalid_type" })
+    else if (units !== undefined && !units.includes(unit)) issues.push({ path: [...path, "unit"], message: `must be one of ${units.join(", ")}`, code: "invalid_option" })
+  }
+  return collect(value, issues)
+}
+
+const url: ValueValidator = (value, rules, path) => {
+  if (typeof value !== "string" || !URL.canParse(value)) return fail(path, "must be an absolute http(s) URL", "invalid_type")
+  const parsed = new URL(value)
+  if ((parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.hostname.length === 0) {
+    return fail(path, "must be an absolute http(s) URL", "invalid_type")
+  }
+  return collect(value, stringIssues(value, rules, path))
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+const email: ValueValidator = (value, rules, path) =>
+  typeof value === "string" && EMAIL.test(value)
+    ? collect(value, stringIssues(value, rules, path))
+    : fail(path, "must be an email address", "invalid_type")
+
+const isJson = (u: unknown): boolean =>
+  u === null || typeof u === "string" || typeof u === "boolean" || (typeof u === "number" && Number.isFinite(u)) ||
+  (Array.isArray(u) && u.every(isJson)) ||
+  (isRecord(u) && Object.getPrototypeOf(u) === Object.prototype && Object.values(u).every(isJson))
+
+const json: ValueValidator = (value, _rules, path) =>
+  isJson(value) ? Either.right(value) : fail(path, "must be a JSON value", "invalid_type")
+
+const CURRENCY = /^[A-Z]{3}$/
+
+const money: ValueValidator = (value, rules, path) => {
+  if (!isRecord(value)) return fail(path, "must be {amount_cents: integer, currency: ISO 4217 code}", "invalid_type")
+  const issues = [...shapeIssues(value, ["amount_cents", "currency"], path)]
+  const { amount_cents, currency } = value
+  if (Object.hasOwn(value, "amount_cents")) {
+    if (typeof amount_cents !== "number" || !Number.isSafeInteger(amount_cents)) {
+      issues.push({ path: [...path, "amount_cents"], message: "must be an integer (cents, never a float)", code: "invalid_type" })
+    } else issues.push(...rangeIssues(amount_cents, rules, [...path, "amount_cents"]))
+  }
+  if (Object.hasOwn(value, "currency")) {
+    const currencies = listRule(rules, "currencies")
+    if (typeof currency !== "string" || !CURRENCY.test(currency)) {
+      issues.push({ path: [...path, "currency"], message: "must be an ISO 4217 code such as EUR", code: "invalid_type" })
+    } else if (currencies !== undefined && !currencies.includes(currency)) {
+      issues.push({ path: [...path, "currency"], message: `must be one of ${currencies.join(", ")}`, code: "invalid_option" })
+    }
+  }
+  return collect(value, issues)
+}
+
+/** One validator per attribute type: the value shapes of DESIGN.md and the `validation` keys each honours. */
+export const VALUE_VALIDATORS: Readonly<Record<AttributeType, ValueValidator>> = {
+  text,
+  textarea: text,
+  richtext: text,
+  number,
+  decimal,
+  boolean,
+  date,
+  datetime,
+  select,
+  multiselect,
+  reference: uuid("a record"),
+  media: uuid("a media record"),
+  measurement,
+  url,
+  email,
+  json,
+  money,
+  tags,
+  file: uuid("a media record")
+}

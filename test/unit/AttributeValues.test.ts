@@ -1,0 +1,251 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import fc from "fast-check"
+import {
+  type AttributeSpec,
+  type AttributeType,
+  isFilled,
+  validateAttributeValues,
+  validateValue
+} from "../../core/schema/AttributeValues.js"
+
+const spec = (type: AttributeType, validation: Record<string, unknown> | null = null, more: Partial<AttributeSpec> = {}): AttributeSpec => ({
+  code: "attr",
+  type,
+  isLocalizable: false,
+  isScopable: false,
+  validation,
+  ...more
+})
+
+const check = (s: AttributeSpec, value: unknown) => validateValue(s, value, ["v"])
+const ok = (s: AttributeSpec, value: unknown) => {
+  const r = check(s, value)
+  if (Either.isLeft(r)) throw new Error(`expected ${JSON.stringify(value)} to pass as ${s.type}: ${JSON.stringify(r.left)}`)
+  return r.right
+}
+const issuesOf = (s: AttributeSpec, value: unknown) => {
+  const r = check(s, value)
+  if (Either.isRight(r)) throw new Error(`expected ${JSON.stringify(value)} to fail as ${s.type}`)
+  return r.left
+}
+
+/** Valid and invalid values of every type, without validation rules. */
+const CASES: Record<AttributeType, { valid: ReadonlyArray<unknown>; invalid: ReadonlyArray<unknown> }> = {
+  text: { valid: ["", "Blue", "ünïcödé"], invalid: [3, true, ["a"], {}] },
+  textarea: { valid: ["line\nline"], invalid: [1.5, {}] },
+  richtext: { valid: ["<p>Hi</p>"], invalid: [false, []] },
+  number: { valid: [0, -3, 1.5, 1e300], invalid: ["3", "three", true, {}] },
+  decimal: { valid: ["12.50", "-0.1", "7", 12.5], invalid: ["12,50", "1e3", "abc", "", true, {}, "1."] },
+  boolean: { valid: [true, false], invalid: ["true", 0, 1] },
+  date: { valid: ["2024-02-29", "1999-12-31"], invalid: ["2023-02-29", "2024-13-01", "2024-1-1", "2024-01-01T00:00:00Z", 20240101] },
+  datetime: { valid: ["2024-01-01T10:00:00Z", "2024-01-01T10:00:00.123+02:00", "2024-01-01T10:00Z"], invalid: ["2024-01-01", "2024-01-01T10:00:00", "yesterday", 0] },
+  select: { valid: ["red"], invalid: [["red"], 1] },
+  multiselect: { valid: [[], ["red", "blue"]], invalid: ["red", [1], [null]] },
+  reference: { valid: ["0190a5b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b"], invalid: ["not-a-uuid", 12, ""] },
+  media: { valid: ["0190A5B4-1C2D-7E3F-8A9B-0C1D2E3F4A5B"], invalid: ["abc", {}] },
+  measurement: {
+    valid: [{ amount: 1.5, unit: "kg" }, { amount: 0, unit: "cm" }],
+    invalid: [{ amount: "heavy", unit: "kg" }, { amount: 1 }, { unit: "kg" }, { amount: 1, unit: "" }, { amount: 1, unit: "kg", extra: 1 }, 1.5, "1.5kg"]
+  },
+  url: { valid: ["https://example.com/a?b=c", "http://localhost:8080"], invalid: ["ftp://example.com", "example.com", "/relative", "javascript:alert(1)", 1] },
+  email: { valid: ["a@example.com"], invalid: ["a@b", "not an email", "@example.com", 3] },
+  json: { valid: [null, 1, "s", true, [1, { a: [null] }], { nested: { deep: [1, "2"] } }], invalid: [Number.NaN, Number.POSITIVE_INFINITY, [Number.NaN], { a: undefined }] },
+  money: {
+    valid: [{ amount_cents: 1999, currency: "EUR" }, { amount_cents: -5, currency: "USD" }],
+    invalid: [{ amount_cents: 19.99, currency: "EUR" }, 19.99, { amount_cents: 1999 }, { amount_cents: 1999, currency: "eur" }, { amount_cents: 1999, currency: "EURO" }, { amount_cents: "1999", currency: "EUR" }, { amount_cents: 1, currency: "EUR", x: 1 }]
+  },
+  tags: { valid: [[], ["a", "b"]], invalid: ["a", [""], [1]] },
+  file: { valid: ["0190a5b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b"], invalid: ["file.pdf", 42] }
+}
+
+describe("value validators", () => {
+  for (const [type, { invalid, valid }] of Object.entries(CASES) as Array<[AttributeType, (typeof CASES)[AttributeType]]>) {
+    it(`${type}: accepts valid values and refuses invalid ones at the value's path`, () => {
+      for (const v of valid) ok(spec(type), v)
+      for (const v of invalid) {
+        const issues = issuesOf(spec(type), v)
+        expect(issues.length).toBeGreaterThan(0)
+        for (const i of issues) expect(i.path.slice(0, 1)).toEqual(["v"])
+      }
+    })
+  }
+
+  it("normalizes a decimal sent as a JSON number to a plain decimal string", () => {
+    expect(ok(spec("decimal"), 12.5)).toBe("12.5")
+    expect(ok(spec("decimal"), 1e21)).toBe("1000000000000000000000")
+    expect(ok(spec("decimal"), 1e-7)).toBe("0.0000001")
+    expect(ok(spec("decimal"), -1.25e-10)).toBe("-0.000000000125")
+    expect(ok(spec("decimal"), "12.50")).toBe("12.50")
+  })
+
+  it("honours minLength, maxLength and pattern on strings", () => {
+    const s = spec("text", { minLength: 2, maxLength: 4, pattern: "^[a-z]+$" })
+    ok(s, "abc")
+    expect(issuesOf(s, "a").map((i) => i.code)).toEqual(["too_small"])
+    expect(issuesOf(s, "abcde").map((i) => i.code)).toEqual(["too_big"])
+    expect(issuesOf(s, "AB").map((i) => i.code)).toEqual(["invalid_pattern"])
+    ok(spec("email", { maxLength: 20 }), "a@example.com")
+    expect(issuesOf(spec("url", { pattern: "^https:" }), "http://example.com").map((i) => i.code)).toEqual(["invalid_pattern"])
+    expect(issuesOf(spec("tags", { maxLength: 3 }), ["ok", "long"])[0]?.path).toEqual(["v", 1])
+  })
+
+  it("honours min and max on numbers, decimals, dates, date-times, measurements and money", () => {
+    expect(issuesOf(spec("number", { min: 0, max: 10 }), -1)[0]?.code).toBe("too_small")
+    expect(issuesOf(spec("number", { min: 0, max: 10 }), 11)[0]?.code).toBe("too_big")
+    ok(spec("number", { min: 0, max: 10 }), 10)
+    expect(issuesOf(spec("decimal", { max: 5 }), "5.01")[0]?.code).toBe("too_big")
+    expect(issuesOf(spec("date", { min: "2024-01-01" }), "2023-12-31")[0]?.code).toBe("too_small")
+    ok(spec("datetime", { max: "2024-01-01T00:00:00Z" }), "2024-01-01T01:00:00+02:00") // 23:00Z the day before
+    expect(issuesOf(spec("datetime", { max: "2024-01-01T00:00:00Z" }), "2024-01-01T00:00:01Z")[0]?.code).toBe("too_big")
+    expect(issuesOf(spec("measurement", { min: 1 }), { amount: 0.5, unit: "kg" })[0]?.path).toEqual(["v", "amount"])
+    expect(issuesOf(spec("money", { max: 100 }), { amount_cents: 101, currency: "EUR" })[0]?.path).toEqual(["v", "amount_cents"])
+  })
+
+  it("honours options, units and currencies", () => {
+    expect(issuesOf(spec("select", { options: ["red", "blue"] }), "green")[0]?.code).toBe("invalid_option")
+    ok(spec("select", { options: [{ code: "red" }, { value: "blue" }] }), "blue")
+    expect(issuesOf(spec("multiselect", { options: ["red"] }), ["red", "green"])[0]?.path).toEqual(["v", 1])
+    expect(issuesOf(spec("measurement", { units: ["kg", "g"] }), { amount: 1, unit: "lb" })[0]?.path).toEqual(["v", "unit"])
+    expect(issuesOf(spec("money", { currencies: ["EUR"] }), { amount_cents: 1, currency: "USD" })[0]?.path).toEqual(["v", "currency"])
+  })
+
+  it("ignores validation keys of the wrong type instead of failing", () => {
+    ok(spec("text", { minLength: "two", pattern: "(" }), "x")
+    ok(spec("select", { options: "red" }), "green")
+    ok(spec("number", { min: "0" }), -1)
+  })
+})
+
+const uuidArb = fc.uuid()
+const jsonArb = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+
+/** Values every type must accept when no validation rules apply. */
+const VALID: Record<AttributeType, fc.Arbitrary<unknown>> = {
+  text: fc.string(),
+  textarea: fc.string(),
+  richtext: fc.string(),
+  number: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  decimal: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.tuple(fc.bigInt(), fc.nat()).map(([i, f]) => `${i}.${f}`)),
+  boolean: fc.boolean(),
+  date: fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  datetime: fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString()),
+  select: fc.string(),
+  multiselect: fc.array(fc.string()),
+  reference: uuidArb,
+  media: uuidArb,
+  measurement: fc.record({ amount: fc.double({ noNaN: true, noDefaultInfinity: true }), unit: fc.string({ minLength: 1 }) }),
+  url: fc.webUrl({ validSchemes: ["http", "https"] }),
+  email: fc.emailAddress(),
+  json: jsonArb,
+  money: fc.record({ amount_cents: fc.maxSafeInteger(), currency: fc.stringMatching(/^[A-Z]{3}$/) }),
+  tags: fc.array(fc.string({ minLength: 1 })),
+  file: uuidArb
+}
+
+describe("value validators (properties)", () => {
+  for (const [type, arb] of Object.entries(VALID) as Array<[AttributeType, fc.Arbitrary<unknown>]>) {
+    it(`${type}: every valid value passes`, () => {
+      fc.assert(fc.property(arb, (v) => Either.isRight(check(spec(type), v))))
+    })
+    it(`${type}: any JSON input and any rules answer without throwing`, () => {
+      fc.assert(
+        fc.property(jsonArb, fc.dictionary(fc.constantFrom("min", "max", "minLength", "maxLength", "pattern", "options", "units", "currencies"), jsonArb), (v, rules) => {
+          const r = check(spec(type, rules), v)
+          return Either.isLeft(r) ? r.left.every((i) => i.path[0] === "v" && i.message.length > 0) : true
+        })
+      )
+    })
+  }
+
+  it("a decimal sent as a number keeps its value as a plain decimal string", () => {
+    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+      const s = ok(spec("decimal"), n)
+      return typeof s === "string" && /^-?\d+(\.\d+)?$/.test(s) && Number(s) === n
+    }))
+  })
+
+  it("a normalized value validates again to itself", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...(Object.keys(VALID) as Array<AttributeType>)).chain((t) => VALID[t].map((v) => [t, v] as const)), ([t, v]) => {
+        const once = ok(spec(t), v)
+        expect(ok(spec(t), once)).toEqual(once)
+      })
+    )
+  })
+})
+
+describe("validateAttributeValues", () => {
+  const specs = new Map<string, AttributeSpec>([
+    ["qty", { ...spec("number"), code: "qty" }],
+    ["title", { ...spec("text"), code: "title", isLocalizable: true, isScopable: true }],
+    ["price", { ...spec("decimal"), code: "price" }]
+  ])
+  const run = (input: unknown) => validateAttributeValues(specs, input, ["attributes"])
+  const issues = (input: unknown) => {
+    const r = run(input)
+    if (Either.isRight(r)) throw new Error("expected issues")
+    return r.left
+  }
+
+  it("accepts declared values, keeps null entries and normalizes decimals", () => {
+    const r = run({
+      qty: [{ locale: null, channel: null, value: 3 }],
+      title: [{ locale: "en", channel: "web", value: "Hi" }, { locale: "de", channel: "web", value: null }],
+      price: [{ locale: null, channel: null, value: 9.5 }]
+    })
+    expect(r).toEqual(Either.right({
+      qty: [{ locale: null, channel: null, value: 3 }],
+      title: [{ locale: "en", channel: "web", value: "Hi" }, { locale: "de", channel: "web", value: null }],
+      price: [{ locale: null, channel: null, value: "9.5" }]
+    }))
+  })
+
+  it("refuses unknown codes, non-array values and entries without locale or channel", () => {
+    expect(issues({ ghost: [] })[0]).toMatchObject({ path: ["attributes", "ghost"], code: "unknown_attribute" })
+    expect(issues({ qty: 3 })[0]?.path).toEqual(["attributes", "qty"])
+    expect(issues({ qty: [{ value: 3 }] }).map((i) => i.path)).toEqual([["attributes", "qty", 0, "locale"], ["attributes", "qty", 0, "channel"]])
+    expect(issues({ qty: [{ locale: null, channel: null }] })[0]?.path).toEqual(["attributes", "qty", 0, "value"])
+    expect(issues({ qty: [{ locale: null, channel: null, value: 3, extra: 1 }] })[0]?.path).toEqual(["attributes", "qty", 0, "extra"])
+    expect(issues([])[0]?.path).toEqual(["attributes"])
+  })
+
+  it("enforces the localizable and scopable rules", () => {
+    expect(issues({ qty: [{ locale: "en", channel: null, value: 3 }] })[0]).toMatchObject({ path: ["attributes", "qty", 0, "locale"], code: "not_localizable" })
+    expect(issues({ qty: [{ locale: null, channel: "web", value: 3 }] })[0]).toMatchObject({ path: ["attributes", "qty", 0, "channel"], code: "not_scopable" })
+    expect(issues({ title: [{ locale: null, channel: "web", value: "x" }] })[0]).toMatchObject({ path: ["attributes", "title", 0, "locale"], code: "locale_required" })
+  })
+
+  it("refuses duplicate (locale, channel) pairs and wrong shapes with the value's path", () => {
+    expect(issues({ qty: [{ locale: null, channel: null, value: 1 }, { locale: null, channel: null, value: 2 }] })[0]).toMatchObject({
+      path: ["attributes", "qty", 1],
+      code: "duplicate_entry"
+    })
+    expect(issues({ qty: [{ locale: null, channel: null, value: "three" }] })[0]?.path).toEqual(["attributes", "qty", 0, "value"])
+  })
+
+  it("never throws on arbitrary input", () => {
+    fc.assert(fc.property(fc.anything(), (input) => Either.isEither(run(input))))
+    fc.assert(fc.property(fc.dictionary(fc.constantFrom("qty", "title", "price", "x"), fc.array(fc.anything())), (input) => Either.isEither(run(input))))
+  })
+})
+
+describe("isFilled", () => {
+  const plain = spec("text")
+  const scoped = spec("text", null, { isLocalizable: true, isScopable: true })
+  const at = { locale: "en", channel: "web" }
+
+  it("looks at null for attributes that are neither localizable nor scopable", () => {
+    expect(isFilled(plain, [{ locale: null, channel: null, value: "x" }], at)).toBe(true)
+    expect(isFilled(plain, [{ locale: null, channel: null, value: "  " }], at)).toBe(false)
+    expect(isFilled(plain, [{ locale: null, channel: null, value: [] }], at)).toBe(false)
+    expect(isFilled(plain, undefined, at)).toBe(false)
+  })
+
+  it("looks at the default locale and channel otherwise", () => {
+    expect(isFilled(scoped, [{ locale: "en", channel: "web", value: "x" }], at)).toBe(true)
+    expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "x" }], at)).toBe(false)
+    expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "x" }], { locale: null, channel: null })).toBe(true)
+    expect(isFilled(spec("number"), [{ locale: null, channel: null, value: 0 }], at)).toBe(true)
+  })
+})
