@@ -1,9 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer } from "effect"
+import { OutboxSignalLive } from "../../core/events/OutboxSignal.js"
 import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
+import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
+import * as SqlOutbox from "./SqlOutbox.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
@@ -19,8 +22,10 @@ export const repositories = Layer.mergeAll(
   SqlOrganizationRepository.layer,
   SqlUserRepository.layer,
   SqlApiKeyRepository.layer,
-  SqlReadiness.layer
-)
+  SqlReadiness.layer,
+  SqlConnectorRepository.layer,
+  SqlOutbox.layer
+).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */
 export const fromClient = <E, R>(client: Layer.Layer<SqlClient.SqlClient, E, R>) =>

@@ -3,6 +3,8 @@
  * them all and the cascade delete counts them; a new tenant table is added here.
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
+  "connector_deliveries",
+  "connectors",
   "api_keys",
   "invites",
   "memberships",
