@@ -1,12 +1,15 @@
 import { Layer } from "effect"
+import { ConnectorsLive } from "./connectors/Connectors.js"
+import { AuditLogLive } from "./events/AuditLog.js"
 import { ApiKeysLive } from "./tenancy/ApiKeys.js"
 import { AuthenticationLive } from "./tenancy/Authentication.js"
 import { OrganizationsLive } from "./tenancy/Organizations.js"
 
 /**
  * Every use case of the catalog, built on the ports: storage repositories, the event log,
- * the unit of work, crypto, the session verifier, the blob store and the catalog settings.
+ * the unit of work, crypto, the session verifier, the blob store, the catalog settings and
+ * the webhook sender.
  */
-export const services = Layer.mergeAll(OrganizationsLive, ApiKeysLive).pipe(
+export const services = Layer.mergeAll(OrganizationsLive, ApiKeysLive, AuditLogLive, ConnectorsLive).pipe(
   Layer.provideMerge(AuthenticationLive)
 )

@@ -3,6 +3,7 @@ import * as JwtSessionVerifier from "../../adapters/auth/JwtSessionVerifier.js"
 import * as MemoryBlobStore from "../../adapters/blobs/MemoryBlobStore.js"
 import * as NodeCrypto from "../../adapters/crypto/NodeCrypto.js"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import * as MemoryWebhookSender from "../../adapters/webhooks/MemoryWebhookSender.js"
 import * as Catalog from "../../core/Catalog.js"
 import { CatalogSettings } from "../../core/shared/CatalogSettings.js"
 import { Crypto } from "../../core/shared/Crypto.js"
@@ -11,7 +12,7 @@ import { Organizations } from "../../core/tenancy/Organizations.js"
 
 export const SESSION_SECRET = "test-session-secret-test-session-secret"
 
-/** The catalog's use cases over `storage`, with in-memory blobs: what an embedding app builds. */
+/** The catalog's use cases over `storage`, with in-memory blobs and webhooks: what an embedding app builds. */
 export const catalogOver = <A, E, R>(storage: Layer.Layer<A | Storage, E, R>) =>
   Catalog.services.pipe(
     Layer.provideMerge(
@@ -20,7 +21,8 @@ export const catalogOver = <A, E, R>(storage: Layer.Layer<A | Storage, E, R>) =>
         NodeCrypto.layer,
         MemoryBlobStore.layer,
         JwtSessionVerifier.layer(Option.some(Redacted.make(SESSION_SECRET))),
-        Layer.succeed(CatalogSettings, { tenancy: "multi", contentPagesEntitled: true })
+        Layer.succeed(CatalogSettings, { tenancy: "multi", contentPagesEntitled: true }),
+        MemoryWebhookSender.layer()
       )
     )
   )
