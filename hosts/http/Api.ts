@@ -1,5 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+import { AuditApi } from "./audit/Api.js"
+import { ConnectorsApi } from "./connectors/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
@@ -9,6 +11,8 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(CallerApi)
   .add(OrganizationsApi)
   .add(ApiKeysApi)
+  .add(AuditApi)
+  .add(ConnectorsApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

@@ -6,11 +6,15 @@ import * as JwtSessionVerifier from "../../adapters/auth/JwtSessionVerifier.js"
 import * as NodeCrypto from "../../adapters/crypto/NodeCrypto.js"
 import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
 import * as SqliteStorage from "../../adapters/sqlite/SqliteStorage.js"
+import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
 import * as Catalog from "../../core/Catalog.js"
 import { CatalogSettings } from "../../core/shared/CatalogSettings.js"
 import { ensureSingleTenant } from "../../core/tenancy/Bootstrap.js"
+import { DispatcherLive } from "../../core/webhooks/Dispatcher.js"
 import { CatalogApi } from "./Api.js"
+import { AuditLive } from "./audit/Http.js"
 import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
+import { ConnectorsLive } from "./connectors/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import { HealthLive } from "./health/Http.js"
@@ -31,7 +35,8 @@ export const catalog = (config: HostConfig) =>
         NodeCrypto.layer,
         JwtSessionVerifier.layer(config.sessionSecret),
         FileBlobStore.layer(join(config.dataDir, "blobs")),
-        Layer.succeed(CatalogSettings, { tenancy: config.tenancy, contentPagesEntitled: config.contentPagesEntitled })
+        Layer.succeed(CatalogSettings, { tenancy: config.tenancy, contentPagesEntitled: config.contentPagesEntitled }),
+        HttpWebhookSender.layer({ allowedPrivateAddresses: config.webhookAllowedPrivateAddresses })
       )
     )
   )
@@ -56,7 +61,7 @@ const bootstrap = (config: HostConfig) =>
   )
 
 const handlers = (config: HostConfig) =>
-  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive).pipe(
+  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive, AuditLive, ConnectorsLive).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
   )
 
@@ -68,6 +73,8 @@ export const server = (config: HostConfig) =>
     Layer.provide(EdgeLive),
     Layer.provide(HttpApiBuilder.api(CatalogApi).pipe(Layer.provide(handlers(config)))),
     Layer.provide(bootstrap(config)),
+    // Webhooks go out in the background for as long as the server runs.
+    Layer.provide(DispatcherLive()),
     Layer.provide(catalog(config)),
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )
