@@ -80,13 +80,12 @@ export const makeAddressGuard = (allowed: ReadonlyArray<string>): AddressGuard =
     const v6 = address
     const cls = REFUSED_V6_CLASSES[v6.range()]
     if (cls !== undefined) return `${cls} address`
-    if (inRange(v6, IPV6_LOW)) return "reserved address"
     const inner = embeddedV4(v6)
     if (inner !== undefined) {
       const why = judge(inner)
       return why === undefined ? undefined : `${why} (${inner.toString()} inside ${v6.range()})`
     }
-    return undefined
+    return inRange(v6, IPV6_LOW) ? "reserved address" : undefined
   }
 
   return {
