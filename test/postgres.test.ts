@@ -1,9 +1,11 @@
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
+import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
 
 const available = await postgresAvailable()
 
 describe.runIf(available)("postgres", () => {
   tenancySuite("postgres: tenancy", postgresStorage)
+  outboxSuite("postgres: outbox", postgresStorage)
 })

@@ -8,12 +8,16 @@ import * as Catalog from "../../core/Catalog.js"
 import { CatalogSettings } from "../../core/shared/CatalogSettings.js"
 import { Crypto } from "../../core/shared/Crypto.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import type { WebhookSender } from "../../core/webhooks/WebhookSender.js"
 import { Organizations } from "../../core/tenancy/Organizations.js"
 
 export const SESSION_SECRET = "test-session-secret-test-session-secret"
 
 /** The catalog's use cases over `storage`, with in-memory blobs and webhooks: what an embedding app builds. */
-export const catalogOver = <A, E, R>(storage: Layer.Layer<A | Storage, E, R>) =>
+export const catalogOver = <A, E, R>(
+  storage: Layer.Layer<A | Storage, E, R>,
+  webhooks: Layer.Layer<WebhookSender> = MemoryWebhookSender.layer()
+) =>
   Catalog.services.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -22,7 +26,7 @@ export const catalogOver = <A, E, R>(storage: Layer.Layer<A | Storage, E, R>) =>
         MemoryBlobStore.layer,
         JwtSessionVerifier.layer(Option.some(Redacted.make(SESSION_SECRET))),
         Layer.succeed(CatalogSettings, { tenancy: "multi", contentPagesEntitled: true }),
-        MemoryWebhookSender.layer()
+        webhooks
       )
     )
   )
