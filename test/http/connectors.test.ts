@@ -142,8 +142,10 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(future.json.data).toEqual([])
     const past = await fresh.req("GET", `/v1/audit-log?until=${encodeURIComponent("2000-01-01T00:00:00+02:00")}`)
     expect(past.json.data).toEqual([])
+    const byDate = await fresh.req("GET", "/v1/audit-log?since=2000-01-01&limit=200")
+    expect(byDate.json.data.map((e: { entityId: string }) => e.entityId)).toContain(key.id)
 
-    for (const bad of ["entityType=product", "limit=0", "limit=201", "offset=-1", `entity_id=${"x".repeat(5)}`, "since=yesterday"]) {
+    for (const bad of ["entityType=product", "limit=0", "limit=201", "offset=-1", `entity_id=${"x".repeat(5)}`, "since=yesterday", "until=2020-13-01"]) {
       const refused = await fresh.req("GET", `/v1/audit-log?${bad}`)
       expect(refused.status, bad).toBe(422)
       expect(refused.json.error.code).toBe("validation_failed")
