@@ -47,9 +47,8 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
-    extend: (holder, organizationId, until) =>
-      sql`update events set claimed_until = ${until}
-          where organization_id = ${organizationId} and claimed_by = ${holder} and dispatched = ${no}`.pipe(
+    renew: (holder, until) =>
+      sql`update events set claimed_until = ${until} where claimed_by = ${holder} and dispatched = ${no}`.pipe(
         Effect.asVoid,
         Effect.orDie
       ),

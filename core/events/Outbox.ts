@@ -15,8 +15,8 @@ export class Outbox extends Context.Tag("catalog/Outbox")<Outbox, {
   readonly claim: (holder: string, now: string, until: string, limit: number) => Effect.Effect<ReadonlyArray<CatalogEvent>>
   /** Marks an event delivered; false when `holder` no longer holds its claim. */
   readonly complete: (holder: string, eventId: string) => Effect.Effect<boolean>
-  /** Extends `holder`'s live claims on an organization's events. */
-  readonly extend: (holder: string, organizationId: string, until: string) => Effect.Effect<void>
+  /** Extends every claim `holder` still holds to `until`: the heartbeat of a live dispatcher. */
+  readonly renew: (holder: string, until: string) => Effect.Effect<void>
   /** Gives back `holder`'s unfinished claims, for another dispatcher to take at once. */
   readonly release: (holder: string) => Effect.Effect<void>
 }>() {}

@@ -53,21 +53,18 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
     const dispatchOrganization = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
       Effect.gen(function*() {
         const installed = yield* uow.system(connectors.list(organizationId))
-        for (const [index, event] of events.entries()) {
+        for (const event of events) {
           const targets = installed.filter((c) => subscribed(c.events, event.name))
           // Once sent, an event is logged and marked before anything may stop us.
           const stillOurs = yield* Effect.uninterruptible(
             Effect.gen(function*() {
               const attempts = yield* sendAll(event, targets)
-              const { until } = yield* leaseUntil
               return yield* uow.system(
                 Effect.gen(function*() {
                   for (const { attempt, connector } of attempts) {
                     yield* connectors.recordDelivery(organizationId, connector.id, attempt, DELIVERY_LOG_SIZE)
                   }
-                  const completed = yield* outbox.complete(holder, event.id)
-                  if (completed && index < events.length - 1) yield* outbox.extend(holder, organizationId, until)
-                  return completed
+                  return yield* outbox.complete(holder, event.id)
                 })
               )
             })
@@ -77,16 +74,25 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
         }
       })
 
+    // While a batch is worked on, its claims are renewed well before they run out, so no
+    // other dispatcher takes over an organization this live process is still serving.
+    const heartbeat = Effect.sleep(Duration.millis(leaseMillis / 3)).pipe(
+      Effect.zipRight(Effect.flatMap(leaseUntil, ({ until }) => uow.system(outbox.renew(holder, until)))),
+      Effect.forever
+    )
+
     const batch = Effect.gen(function*() {
       const { now, until } = yield* leaseUntil
       const claimed = yield* uow.system(outbox.claim(holder, now, until, batchSize))
+      if (claimed.length === 0) return 0
       const byOrganization = Arr.groupBy(claimed, (e) => e.organizationId)
+      yield* Effect.forkScoped(heartbeat)
       yield* Effect.forEach(Object.entries(byOrganization), ([id, events]) => dispatchOrganization(id, events), {
         concurrency,
         discard: true
       })
       return claimed.length
-    })
+    }).pipe(Effect.scoped)
 
     const step = batch.pipe(
       Effect.flatMap((count) => (count === 0 ? signal.sleep(pollInterval) : Effect.void)),

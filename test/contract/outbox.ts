@@ -1,7 +1,7 @@
 import { verify } from "@octokit/webhooks-methods"
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Effect, Exit, type Layer, Schema, TestClock, TestServices } from "effect"
+import { Effect, Exit, Fiber, type Layer, Schema, TestClock, TestServices } from "effect"
 import { IntColumn } from "../../adapters/sql/Columns.js"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
@@ -306,6 +306,23 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(receiver.received.filter((r) => r.path === "/doomed").map((r) => r.headers["x-service-event"])).toEqual(["webhook.test"])
         }))))
 
+    it.effect("stops when its scope closes, holding no claims", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const crypto = yield* Crypto
+        yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+        const fiber = yield* Effect.scoped(Effect.gen(function*() {
+          const running = yield* Effect.forkScoped(runDispatcher({ pollInterval: "20 millis" }))
+          yield* eventually(Effect.map(undispatched(organization.id), (n) => n === 0))
+          return running
+        }))
+        const exit = yield* Fiber.await(fiber)
+        expect(Exit.isInterrupted(exit)).toBe(true)
+        const sql = yield* SqlClient.SqlClient
+        const held = yield* (yield* UnitOfWork).system(sql`select id from events where claimed_by is not null`).pipe(Effect.orDie)
+        expect(held).toEqual([])
+      })))
+
     it.effect("hands a dead dispatcher's claims to another once they run out, never a live one's", () =>
       Effect.gen(function*() {
         const { organization, tenant } = yield* newTenant
@@ -326,8 +343,11 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         // A wrote this event while its claim was live: the organization stays A's.
         yield* write(tenant, { name: "brand.updated", entityType: "brand", entityId: yield* crypto.uuid })
         expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(20), iso(50), 1000)))).toEqual([])
-        // A died; its lease ran out at +30 s.
-        const byB = yield* uow.system(outbox.claim("dispatcher-b", iso(31), iso(61), 1000))
+        // A's heartbeat at +25 s keeps its claims to +55 s.
+        yield* uow.system(outbox.renew("dispatcher-a", iso(55)))
+        expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(31), iso(61), 1000)))).toEqual([])
+        // Then A died; its lease ran out at +55 s.
+        const byB = yield* uow.system(outbox.claim("dispatcher-b", iso(56), iso(86), 1000))
         expect(ours(byB)).toEqual(["organization.created", "brand.created", "brand.updated"])
         const first = byB.find((e) => e.organizationId === organization.id)
         assert(first !== undefined)
