@@ -1,6 +1,7 @@
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { schemaSuite } from "./contract/schema.js"
+import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
 
 const storage = SqliteStorage.layer(":memory:")
@@ -8,3 +9,4 @@ const storage = SqliteStorage.layer(":memory:")
 tenancySuite("sqlite: tenancy", storage)
 modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
+outboxSuite("sqlite: outbox", storage)

@@ -1,13 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer } from "effect"
+import { OutboxSignalLive } from "../../core/events/OutboxSignal.js"
 import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
 import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
 import * as SqlEventLog from "./SqlEventLog.js"
-import * as SqlModifierRepository from "./SqlModifierRepository.js"
+import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
+import * as SqlModifierRepository from "./SqlModifierRepository.js"
+import * as SqlOutbox from "./SqlOutbox.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
@@ -27,8 +30,10 @@ export const repositories = Layer.mergeAll(
   SqlModifierRepository.layer,
   SqlAttributeRepository.layer,
   SqlFamilyRepository.layer,
-  SqlAttributeValueStore.layer
-)
+  SqlAttributeValueStore.layer,
+  SqlConnectorRepository.layer,
+  SqlOutbox.layer
+).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */
 export const fromClient = <E, R>(client: Layer.Layer<SqlClient.SqlClient, E, R>) =>

@@ -8,6 +8,8 @@ export const TENANT_TABLES: ReadonlyArray<string> = [
   "attribute_families",
   "attributes",
   "attribute_groups",
+  "connector_deliveries",
+  "connectors",
   "api_keys",
   "invites",
   "memberships",

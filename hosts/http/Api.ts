@@ -1,5 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+import { AuditApi } from "./audit/Api.js"
+import { ConnectorsApi } from "./connectors/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
@@ -15,6 +17,8 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(AttributeGroupsApi)
   .add(AttributesApi)
   .add(FamiliesApi)
+  .add(AuditApi)
+  .add(ConnectorsApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)
