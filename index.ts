@@ -2,7 +2,9 @@
  * The catalog as a library: build its use cases from a storage layer and call them directly,
  * with no HTTP.
  *
- *   const catalog = catalogLayer({ storage: SqliteStorage.layer("./catalog.db") })
+ *   const catalog = catalogLayer({ storage: SqliteStorage.layer("./catalog.db"), webhooks: MemoryWebhookSender.layer() })
+ *
+ * `DispatcherLive()` delivers webhooks in the background for as long as its scope lives.
  *   const org = await Effect.runPromise(
  *     Effect.flatMap(Organizations, (o) => o.create({ name: "Shop", slug: "shop" }, { _tag: "Service" }))
  *       .pipe(Effect.provide(catalog)))
@@ -15,20 +17,23 @@ import type { Storage } from "./adapters/sql/SqlStorage.js"
 import * as Catalog from "./core/Catalog.js"
 import type { BlobStore } from "./core/shared/BlobStore.js"
 import { CatalogSettings } from "./core/shared/CatalogSettings.js"
+import type { WebhookSender } from "./core/webhooks/WebhookSender.js"
 
-export interface CatalogOptions<E, R> {
+export interface CatalogOptions<A, E, R> {
   /** `SqliteStorage.layer(...)` or `PostgresStorage.layer(...)`. */
-  readonly storage: Layer.Layer<Storage, E, R>
+  readonly storage: Layer.Layer<A | Storage, E, R>
   /** Where media and tenant exports go; in memory unless given (`FileBlobStore.layer(dir)`). */
   readonly blobs?: Layer.Layer<BlobStore>
   /** HS256 secret of admin session tokens; sessions are refused without one. */
   readonly sessionSecret?: Redacted.Redacted
+  /** Where webhooks go: `HttpWebhookSender.layer(...)`, or `MemoryWebhookSender.layer()` to record them. */
+  readonly webhooks: Layer.Layer<WebhookSender>
   readonly tenancy?: "single" | "multi"
   readonly contentPagesEntitled?: boolean
 }
 
 /** Every use case of the catalog over the given adapters. */
-export const catalogLayer = <E, R>(options: CatalogOptions<E, R>) =>
+export const catalogLayer = <A, E, R>(options: CatalogOptions<A, E, R>) =>
   Catalog.services.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -39,12 +44,16 @@ export const catalogLayer = <E, R>(options: CatalogOptions<E, R>) =>
         Layer.succeed(CatalogSettings, {
           tenancy: options.tenancy ?? "multi",
           contentPagesEntitled: options.contentPagesEntitled ?? true
-        })
+        }),
+        options.webhooks
       )
     )
   )
 
 export * as FileBlobStore from "./adapters/blobs/FileBlobStore.js"
+export * as HttpWebhookSender from "./adapters/webhooks/HttpWebhookSender.js"
+export * as MemoryWebhookSender from "./adapters/webhooks/MemoryWebhookSender.js"
+export { DispatcherLive } from "./core/webhooks/Dispatcher.js"
 export * as PostgresStorage from "./adapters/postgres/PostgresStorage.js"
 export * as SqliteStorage from "./adapters/sqlite/SqliteStorage.js"
 export { CatalogEvent } from "./core/events/Event.js"

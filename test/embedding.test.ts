@@ -1,9 +1,9 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { ApiKeys, Authentication, catalogLayer, CurrentTenant, Organizations, SqliteStorage } from "../index.js"
+import { ApiKeys, Authentication, catalogLayer, CurrentTenant, MemoryWebhookSender, Organizations, SqliteStorage } from "../index.js"
 
 // What another Node app does: the catalog from a storage layer, called directly, no HTTP.
-const catalog = catalogLayer({ storage: SqliteStorage.layer(":memory:") })
+const catalog = catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer() })
 
 describe("embedding the catalog as a library", () => {
   it.live("creates an organization, issues a key and resolves it without HTTP", () =>

@@ -1,11 +1,17 @@
 import { catalogSuite } from "./contract/catalog.js"
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
+import { modifiersSuite } from "./contract/modifiers.js"
+import { schemaSuite } from "./contract/schema.js"
+import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
 
 const available = await postgresAvailable()
 
 describe.runIf(available)("postgres", () => {
   tenancySuite("postgres: tenancy", postgresStorage)
+  modifiersSuite("postgres: modifiers", postgresStorage)
+  schemaSuite("postgres: schema", postgresStorage)
+  outboxSuite("postgres: outbox", postgresStorage)
   catalogSuite("postgres: catalog", postgresStorage)
 })

@@ -1,8 +1,14 @@
 import { catalogSuite } from "./contract/catalog.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
+import { modifiersSuite } from "./contract/modifiers.js"
+import { schemaSuite } from "./contract/schema.js"
+import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
 
 const storage = SqliteStorage.layer(":memory:")
 
 tenancySuite("sqlite: tenancy", storage)
+modifiersSuite("sqlite: modifiers", storage)
+schemaSuite("sqlite: schema", storage)
+outboxSuite("sqlite: outbox", storage)
 catalogSuite("sqlite: catalog", storage)

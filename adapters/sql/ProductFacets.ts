@@ -14,7 +14,9 @@ const CategoryRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String, count: IntColumn }))
 )
 const NamedRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, count: IntColumn })))
-const ConnectorRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, count: IntColumn })))
+const ConnectorRows = Schema.decodeUnknown(
+  Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.NullOr(Schema.String), count: IntColumn }))
+)
 const CountRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))
 
 const STATUSES: ReadonlyArray<ProductStatus> = ["draft", "active", "archived"]
@@ -89,9 +91,10 @@ export const facetsOf = (
         where b.organization_id = ${organizationId} and ${notIn("b.id", brandsFound.map((b) => b.id))}
         order by b.name limit ${room}`.pipe(Effect.flatMap(NamedRows)))
 
-    const connectors = yield* sql`select p.source_connector_id as id, cast(count(*) as integer) as count from products p
+    const connectors = yield* sql`select p.source_connector_id as id, k.name, cast(count(*) as integer) as count
+      from products p left join connectors k on k.id = p.source_connector_id
       where ${where("connectors")} and p.source_connector_id is not null
-      group by p.source_connector_id order by count desc, p.source_connector_id limit ${caps.connectors}`.pipe(Effect.flatMap(ConnectorRows))
+      group by p.source_connector_id, k.name order by count desc, k.name limit ${caps.connectors}`.pipe(Effect.flatMap(ConnectorRows))
 
     const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count
       from product_tags t join products p on p.id = t.product_id
@@ -103,7 +106,7 @@ export const facetsOf = (
       statuses,
       categories,
       brands,
-      connectors: connectors.map((c) => ({ id: c.id, name: null, count: c.count })),
+      connectors,
       tags
     }
   })

@@ -11,7 +11,7 @@ export const isUniqueViolation = (error: SqlError): boolean => {
 export const isForeignKeyViolation = (error: SqlError): boolean => {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined
   const code = typeof cause?.code === "string" ? cause.code : ""
-  // SQLite reports an ON DELETE RESTRICT refusal as a trigger constraint.
+  // SQLite reports ON DELETE RESTRICT through its trigger machinery, with the foreign key named in the message.
   const restrict = code === "SQLITE_CONSTRAINT_TRIGGER" && typeof cause?.message === "string" && cause.message.includes("FOREIGN KEY")
   return code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY" || restrict
 }

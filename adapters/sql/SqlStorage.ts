@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer } from "effect"
+import { OutboxSignalLive } from "../../core/events/OutboxSignal.js"
 import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
@@ -8,7 +9,10 @@ import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
 import * as SqlBrandRepository from "./SqlBrandRepository.js"
 import * as SqlCategoryRepository from "./SqlCategoryRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
+import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
+import * as SqlModifierRepository from "./SqlModifierRepository.js"
+import * as SqlOutbox from "./SqlOutbox.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
 import * as SqlProductRepository from "./SqlProductRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
@@ -26,13 +30,16 @@ export const repositories = Layer.mergeAll(
   SqlUserRepository.layer,
   SqlApiKeyRepository.layer,
   SqlReadiness.layer,
+  SqlModifierRepository.layer,
   SqlAttributeRepository.layer,
   SqlFamilyRepository.layer,
   SqlAttributeValueStore.layer,
+  SqlConnectorRepository.layer,
+  SqlOutbox.layer,
   SqlCategoryRepository.layer,
   SqlBrandRepository.layer,
   SqlProductRepository.layer
-)
+).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */
 export const fromClient = <E, R>(client: Layer.Layer<SqlClient.SqlClient, E, R>) =>

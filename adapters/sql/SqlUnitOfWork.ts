@@ -1,29 +1,38 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, FiberRef, Layer, Option } from "effect"
+import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { APP_ROLE } from "./Rls.js"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const signal = yield* OutboxSignal
   // Postgres: the tenant is a transaction-local setting and the transaction drops to the
   // application role, so row-level security decides what is visible. SQLite: one process,
   // no roles; the repositories' filters do the same work.
   const enterTenant = (organizationId: string) =>
     sql.onDialectOrElse({
-      pg: () =>
-        sql`select set_config('app.organization_id', ${organizationId}, true)`.pipe(
-          Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`)),
-          Effect.asVoid
-        ),
+      // One round trip: `set_config('role', ..., true)` is SET LOCAL ROLE.
+      pg: () => sql`select set_config('app.organization_id', ${organizationId}, true), set_config('role', ${APP_ROLE}, true)`.pipe(Effect.asVoid),
       orElse: () => Effect.void
     })
 
+  // After the outermost transaction commits with new events, the dispatcher is woken:
+  // before the commit it could not see them.
+  const wakeAfterCommit = <A, E, R>(transaction: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+      Option.isSome(outer) ? transaction : Effect.locally(
+        Effect.tap(transaction, () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))),
+        appendedEvents,
+        false
+      ))
+
   return UnitOfWork.of({
     tenant: (organizationId, effect) =>
-      sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
+      wakeAfterCommit(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
         Effect.catchTag("SqlError", Effect.die)
-      ) as typeof effect,
-    system: (effect) => sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect
+      ) as typeof effect),
+    system: (effect) => wakeAfterCommit(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect)
   })
 })
 

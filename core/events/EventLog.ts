@@ -1,12 +1,21 @@
 import { Context, Effect } from "effect"
 import { Crypto } from "../shared/Crypto.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
+import type { AuditFilter } from "./AuditEntry.js"
 import { CatalogEvent, type NewEvent } from "./Event.js"
 
 /** The outbox: events are appended inside the write's transaction. */
 export class EventLog extends Context.Tag("catalog/EventLog")<EventLog, {
   /** Appends one event; call it inside the transaction of the write it announces. */
   readonly append: (event: CatalogEvent) => Effect.Effect<void>
+  /**
+   * One organization's events matching `filter`, newest first: `filter.limit` of them from
+   * `filter.offset`, and whether more follow.
+   */
+  readonly list: (
+    organizationId: string,
+    filter: AuditFilter
+  ) => Effect.Effect<{ readonly events: ReadonlyArray<CatalogEvent>; readonly hasMore: boolean }>
 }>() {}
 
 /** Records `event` as done by the current actor in the current organization. */

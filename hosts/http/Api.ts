@@ -1,5 +1,8 @@
 import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+import { AuditApi } from "./audit/Api.js"
+import { ConnectorsApi } from "./connectors/Api.js"
+import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { ProductsApi } from "./products/Api.js"
@@ -12,9 +15,12 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(CallerApi)
   .add(OrganizationsApi)
   .add(ApiKeysApi)
+  .add(ModifiersApi)
   .add(AttributeGroupsApi)
   .add(AttributesApi)
   .add(FamiliesApi)
+  .add(AuditApi)
+  .add(ConnectorsApi)
   .add(CategoriesApi)
   .add(BrandsApi)
   .add(ProductsApi)

@@ -1,4 +1,5 @@
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
+import { invalidExemptions } from "../../adapters/webhooks/AddressGuard.js"
 
 /** The deployment's configuration, from the environment (see README, Configuration). */
 export interface HostConfig {
@@ -35,10 +36,14 @@ const bootstrapApiKey = Config.option(
   )
 )
 
-const list = (name: string) =>
+const splitList = (s: string): ReadonlyArray<string> => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
+
+/** A comma-separated list; `valid` judges each entry. */
+const list = (name: string, valid: (entry: string) => boolean = () => true, message = "has an invalid entry") =>
   Config.string(name).pipe(
+    Config.validate({ message, validation: (s) => splitList(s).every(valid) }),
     Config.withDefault(""),
-    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
+    Config.map(splitList)
   )
 
 export const hostConfig: Config.Config<HostConfig> = Config.all({
@@ -54,7 +59,11 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   serviceKey: Config.option(Config.redacted("CATALOG_SERVICE_KEY")),
   sessionSecret: Config.option(Config.redacted("CATALOG_SESSION_SECRET")),
   dataDir: Config.string("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
-  webhookAllowedPrivateAddresses: list("CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES"),
+  webhookAllowedPrivateAddresses: list(
+    "CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES",
+    (entry) => invalidExemptions([entry]).length === 0,
+    "must be comma-separated IPs or CIDRs"
+  ),
   contentPagesEntitled: Config.boolean("CATALOG_CONTENT_PAGES_ENTITLED").pipe(Config.withDefault(true)),
   logLevel: Config.literal("trace", "debug", "info", "warn", "error", "fatal")("LOG_LEVEL").pipe(Config.withDefault("info" as const))
 })

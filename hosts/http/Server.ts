@@ -6,14 +6,19 @@ import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
 import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
 import * as SqliteStorage from "../../adapters/sqlite/SqliteStorage.js"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
 import { ensureSingleTenant } from "../../core/tenancy/Bootstrap.js"
+import { DispatcherLive } from "../../core/webhooks/Dispatcher.js"
 import { catalogLayer } from "../../index.js"
 import { CatalogApi } from "./Api.js"
+import { AuditLive } from "./audit/Http.js"
 import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
+import { ConnectorsLive } from "./connectors/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import * as CatalogHttp from "./catalog/Http.js"
 import { HealthLive } from "./health/Http.js"
+import { ModifiersLive } from "./modifiers/Http.js"
 import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
@@ -31,7 +36,8 @@ export const catalog = (config: HostConfig) =>
     blobs: FileBlobStore.layer(join(config.dataDir, "blobs")),
     ...(Option.isSome(config.sessionSecret) ? { sessionSecret: config.sessionSecret.value } : {}),
     tenancy: config.tenancy,
-    contentPagesEntitled: config.contentPagesEntitled
+    contentPagesEntitled: config.contentPagesEntitled,
+    webhooks: HttpWebhookSender.layer({ allowedPrivateAddresses: config.webhookAllowedPrivateAddresses })
   })
 
 /** Single-tenant deployments: the bootstrap organization, key and invite, ensured at every start. */
@@ -54,8 +60,21 @@ const bootstrap = (config: HostConfig) =>
   )
 
 const handlers = (config: HostConfig) =>
-  Layer.mergeAll(HealthLive, CallerLive, OrganizationsLive, ApiKeysLive, SchemaHttp.AttributeGroupsLive, SchemaHttp.AttributesLive, SchemaHttp.FamiliesLive,
-    CatalogHttp.CategoriesLive, CatalogHttp.BrandsLive, ProductsHttp.ProductsLive).pipe(
+  Layer.mergeAll(
+    HealthLive,
+    CallerLive,
+    OrganizationsLive,
+    ApiKeysLive,
+    ModifiersLive,
+    SchemaHttp.AttributeGroupsLive,
+    SchemaHttp.AttributesLive,
+    SchemaHttp.FamiliesLive,
+    AuditLive,
+    ConnectorsLive,
+    CatalogHttp.CategoriesLive,
+    CatalogHttp.BrandsLive,
+    ProductsHttp.ProductsLive
+  ).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
   )
 
@@ -67,6 +86,8 @@ export const server = (config: HostConfig) =>
     Layer.provide(EdgeLive),
     Layer.provide(HttpApiBuilder.api(CatalogApi).pipe(Layer.provide(handlers(config)))),
     Layer.provide(bootstrap(config)),
+    // Webhooks go out in the background for as long as the server runs.
+    Layer.provide(DispatcherLive()),
     Layer.provide(catalog(config)),
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )

@@ -1,29 +1,19 @@
-import { Effect, Layer, Option, Redacted } from "effect"
-import * as JwtSessionVerifier from "../../adapters/auth/JwtSessionVerifier.js"
-import * as MemoryBlobStore from "../../adapters/blobs/MemoryBlobStore.js"
-import * as NodeCrypto from "../../adapters/crypto/NodeCrypto.js"
+import { Effect, type Layer, Redacted } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
-import * as Catalog from "../../core/Catalog.js"
-import { CatalogSettings } from "../../core/shared/CatalogSettings.js"
+import * as MemoryWebhookSender from "../../adapters/webhooks/MemoryWebhookSender.js"
 import { Crypto } from "../../core/shared/Crypto.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import type { WebhookSender } from "../../core/webhooks/WebhookSender.js"
 import { Organizations } from "../../core/tenancy/Organizations.js"
+import { catalogLayer } from "../../index.js"
 
 export const SESSION_SECRET = "test-session-secret-test-session-secret"
 
-/** The catalog's use cases over `storage`, with in-memory blobs: what an embedding app builds. */
-export const catalogOver = <A, E, R>(storage: Layer.Layer<A | Storage, E, R>) =>
-  Catalog.services.pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        storage,
-        NodeCrypto.layer,
-        MemoryBlobStore.layer,
-        JwtSessionVerifier.layer(Option.some(Redacted.make(SESSION_SECRET))),
-        Layer.succeed(CatalogSettings, { tenancy: "multi", contentPagesEntitled: true })
-      )
-    )
-  )
+/** The catalog's use cases over `storage`, with in-memory blobs and webhooks, as an embedding app builds them. */
+export const catalogOver = <A, E, R>(
+  storage: Layer.Layer<A | Storage, E, R>,
+  webhooks: Layer.Layer<WebhookSender> = MemoryWebhookSender.layer()
+) => catalogLayer({ storage, webhooks, sessionSecret: Redacted.make(SESSION_SECRET) })
 
 /**
  * A new organization created by the service, and a CurrentTenant acting in it as an admin

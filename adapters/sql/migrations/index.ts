@@ -1,10 +1,14 @@
 import tenancy from "./0001_tenancy.js"
 import schema from "./0002_schema.js"
+import outbox from "./0003_outbox.js"
 import catalog from "./0004_catalog.js"
+import modifiers from "./0008_modifiers.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
   "1_tenancy": tenancy,
   "2_schema": schema,
-  "4_catalog": catalog
+  "3_outbox": outbox,
+  "4_catalog": catalog,
+  "8_modifiers": modifiers
 }

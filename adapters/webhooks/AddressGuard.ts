@@ -1,0 +1,106 @@
+import ipaddr from "ipaddr.js"
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6
+type Range = readonly [Address, number]
+
+const cidr = (text: string): Range => ipaddr.parseCIDR(text)
+
+/** IPv4 blocks that are never a public webhook endpoint, beyond ipaddr.js's own classes. */
+const REFUSED_V4_EXTRA: ReadonlyArray<readonly [string, Range]> = [
+  ["reserved for protocol assignments", cidr("192.0.0.0/24")],
+  ["reserved for benchmarking", cidr("198.18.0.0/15")],
+  ["reserved", cidr("240.0.0.0/4")]
+]
+
+const REFUSED_V4_CLASSES: Record<string, string> = {
+  unspecified: "unspecified",
+  broadcast: "broadcast",
+  multicast: "multicast",
+  linkLocal: "link-local",
+  loopback: "loopback",
+  carrierGradeNat: "carrier-grade NAT",
+  private: "private"
+}
+
+const REFUSED_V6_CLASSES: Record<string, string> = {
+  unspecified: "unspecified",
+  loopback: "loopback",
+  linkLocal: "link-local",
+  multicast: "multicast",
+  uniqueLocal: "unique-local",
+  deprecatedSiteLocal: "site-local",
+  discard: "discard-only",
+  rfc6145: "IPv4-translated",
+  teredo: "Teredo",
+  benchmarking: "reserved for benchmarking"
+}
+
+// ::/8 holds the unspecified and loopback addresses and the deprecated IPv4-compatible form
+// (::127.0.0.1), which some stacks still route to IPv4.
+const IPV6_LOW: Range = cidr("::/8")
+
+const inRange = (address: Address, [base, bits]: Range): boolean =>
+  address.kind() === base.kind() && address.match(base, bits)
+
+/** The IPv4 address an IPv6 address carries: NAT64 (64:ff9b::/96) and 6to4 (2002::/16). */
+const embeddedV4 = (address: ipaddr.IPv6): ipaddr.IPv4 | undefined => {
+  const range = address.range()
+  const bytes = address.toByteArray()
+  if (range === "rfc6052") return new ipaddr.IPv4(bytes.slice(12, 16))
+  if (range === "6to4") return new ipaddr.IPv4(bytes.slice(2, 6))
+  return undefined
+}
+
+export interface AddressGuard {
+  /** Why `address` (an IP in any textual form ipaddr.js reads) may not be connected to; undefined when it may. */
+  readonly refusal: (address: string) => string | undefined
+}
+
+/**
+ * Classifies destination addresses. Only public unicast passes; `allowed` (IPs or CIDRs)
+ * exempts exactly the listed ranges. IPv4-mapped IPv6 is judged as the IPv4 it maps.
+ */
+export const makeAddressGuard = (allowed: ReadonlyArray<string>): AddressGuard => {
+  const exempt: ReadonlyArray<Range> = allowed.map((entry) => {
+    const text = entry.trim()
+    if (text.includes("/")) return cidr(text)
+    const address = ipaddr.process(text)
+    return [address, address.kind() === "ipv4" ? 32 : 128] as const
+  })
+
+  const judge = (address: Address): string | undefined => {
+    if (exempt.some((range) => inRange(address, range))) return undefined
+    if (address instanceof ipaddr.IPv4) {
+      const v4 = address
+      const cls = REFUSED_V4_CLASSES[v4.range()]
+      if (cls !== undefined) return `${cls} address`
+      const extra = REFUSED_V4_EXTRA.find(([, range]) => inRange(v4, range))
+      return extra === undefined ? undefined : `${extra[0]} address`
+    }
+    const v6 = address
+    const cls = REFUSED_V6_CLASSES[v6.range()]
+    if (cls !== undefined) return `${cls} address`
+    const inner = embeddedV4(v6)
+    if (inner !== undefined) {
+      const why = judge(inner)
+      return why === undefined ? undefined : `${why} (${inner.toString()} inside ${v6.range()})`
+    }
+    return inRange(v6, IPV6_LOW) ? "reserved address" : undefined
+  }
+
+  return {
+    refusal: (text) => {
+      const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text
+      if (!ipaddr.isValid(bare)) return "not an IP address"
+      const why = judge(ipaddr.process(bare))
+      return why === undefined ? undefined : `${bare} is a ${why}`
+    }
+  }
+}
+
+/** Whether `allowed` entries are all IPs or CIDRs, for configuration checks. */
+export const invalidExemptions = (allowed: ReadonlyArray<string>): ReadonlyArray<string> =>
+  allowed.filter((entry) => {
+    const text = entry.trim()
+    return text.includes("/") ? !ipaddr.isValidCIDR(text) : !ipaddr.isValid(text)
+  })

@@ -1,0 +1,114 @@
+import { Schema } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import { createHmac, randomBytes, randomUUID } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "..")
+
+const freePort = () =>
+  new Promise<number>((done, fail) => {
+    const srv = createServer()
+    srv.once("error", fail)
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      srv.close(() => done(port))
+    })
+  })
+
+export interface BenchServer {
+  readonly baseUrl: string
+  readonly dataDir: string
+  readonly serviceKey: string
+  readonly session: (userId: string, email: string) => string
+  readonly stop: () => Promise<void>
+}
+
+/** The real service in its own process (`npm start`'s entry), so load and server do not share a core. */
+export const startServer = async (databaseUrl: string | undefined): Promise<BenchServer> => {
+  const dataDir = mkdtempSync(join(tmpdir(), "catalog-bench-"))
+  const port = await freePort()
+  const serviceKey = `svc_${randomBytes(24).toString("base64url")}`
+  const sessionSecret = randomBytes(32).toString("base64url")
+  const child: ChildProcess = spawn(join(root, "node_modules/.bin/tsx"), ["hosts/http/main.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: databaseUrl ?? `sqlite:${join(dataDir, "catalog.db")}`,
+      CATALOG_TENANCY: "multi",
+      CATALOG_SERVICE_KEY: serviceKey,
+      CATALOG_SESSION_SECRET: sessionSecret,
+      CATALOG_DATA_DIR: dataDir,
+      LOG_LEVEL: "error"
+    },
+    stdio: ["ignore", "inherit", "inherit"]
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (i > 600) throw new Error("the server did not answer /healthz within 60 s")
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const session = (userId: string, email: string) => {
+    const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url")
+    const now = Math.floor(Date.now() / 1000)
+    const data = `${enc({ alg: "HS256", typ: "JWT" })}.${enc({ sub: userId, email, iat: now, exp: now + 86_400 })}`
+    return `${data}.${createHmac("sha256", sessionSecret).update(data).digest("base64url")}`
+  }
+  return {
+    baseUrl,
+    dataDir,
+    serviceKey,
+    session,
+    stop: async () => {
+      child.kill("SIGTERM")
+      await new Promise((r) => child.once("exit", r))
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+export interface Client {
+  readonly call: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: unknown }>
+}
+
+const WithId = Schema.Struct({ id: Schema.String })
+const WithKey = Schema.Struct({ key: Schema.String })
+export const idOf = (json: unknown) => Schema.decodeUnknownSync(WithId)(json).id
+
+/** A JSON client that fails loudly on any non-2xx answer. */
+export const client = (baseUrl: string, auth: string, headers: Record<string, string> = {}): Client => ({
+  call: async (method, path, body) => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${auth}`, ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    })
+    const text = await res.text()
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
+    return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
+  }
+})
+
+/** A fresh organization made with the service key, and an API key for it. */
+export const newTenant = async (server: BenchServer): Promise<Client> => {
+  const userId = randomUUID()
+  const email = `bench-${userId.slice(0, 8)}@example.com`
+  const session = server.session(userId, email)
+  await fetch(`${server.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${session}` } })
+  const slug = `bench-${randomBytes(4).toString("hex")}`
+  const org = await client(server.baseUrl, "", { "x-pim-service-key": server.serviceKey })
+    .call("POST", "/v1/organizations", { name: "Bench", slug, initialAdmin: { userId, email } })
+  const key = await client(server.baseUrl, session, { "x-organization-id": idOf(org.json) }).call("POST", "/v1/api-keys", { name: "bench" })
+  return client(server.baseUrl, Schema.decodeUnknownSync(WithKey)(key.json).key)
+}

@@ -1,0 +1,127 @@
+import { Schema } from "effect"
+import { EventPattern } from "../events/Subscription.js"
+import { NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
+
+const isHttpUrl = (s: string): boolean => {
+  if (!URL.canParse(s)) return false
+  const { protocol, hostname } = new URL(s)
+  return (protocol === "http:" || protocol === "https:") && hostname.length > 0
+}
+
+export const DestinationUrl = Schema.String.pipe(
+  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
+  Schema.filter(isHttpUrl, { message: () => "must be an absolute http or https URL" })
+)
+
+export const WebhookSecret = Schema.String.pipe(Schema.minLength(16, { message: () => "must be at least 16 characters" }))
+
+/** Headers every delivery carries; `extra_headers` may not replace them. */
+const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "expect", "upgrade"])
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
+const HEADER_VALUE = /^[^\r\n\0]*$/
+
+const headerProblem = (name: string, value: string): string | undefined => {
+  const lower = name.toLowerCase()
+  if (!HEADER_NAME.test(name)) return `${name} is not a valid header name`
+  if (RESERVED_HEADERS.has(lower) || lower.startsWith("x-service-")) return `${name} is set by the service and cannot be overridden`
+  if (!HEADER_VALUE.test(value) || value.length > 4096) return `the value of ${name} must be one line of at most 4096 characters`
+  return undefined
+}
+
+export const ExtraHeaders = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+  Schema.filter((headers) => {
+    const entries = Object.entries(headers)
+    if (entries.length > 20) return "at most 20 headers"
+    for (const [name, value] of entries) {
+      const problem = headerProblem(name, value)
+      if (problem !== undefined) return problem
+    }
+    return true
+  })
+)
+
+export const EventPatterns = Schema.Array(EventPattern).pipe(Schema.maxItems(100, { message: () => "at most 100 patterns" }))
+
+/** `POST /v1/connectors`. */
+export const InstallConnector = Schema.Struct({
+  type: Schema.Literal("headless"),
+  name: NonEmptyString.pipe(Schema.maxLength(200)),
+  config: Schema.Struct({
+    destination_url: DestinationUrl,
+    secret: WebhookSecret,
+    events: Schema.optional(EventPatterns),
+    extra_headers: Schema.optional(ExtraHeaders)
+  }).annotations(strict)
+})
+export type InstallConnector = typeof InstallConnector.Type
+
+/** `PATCH /v1/connectors/{id}`: a new name, a new subscription, or both. */
+export const UpdateConnector = Schema.Struct({
+  name: Schema.optional(NonEmptyString.pipe(Schema.maxLength(200))),
+  config: Schema.optional(Schema.Struct({ events: Schema.optional(EventPatterns) }).annotations(strict))
+})
+export type UpdateConnector = typeof UpdateConnector.Type
+
+/** A connector as the API shows it: never its secret. */
+export const Connector = Schema.Struct({
+  id: Uuid,
+  organizationId: Uuid,
+  type: Schema.Literal("headless"),
+  name: Schema.String,
+  config: Schema.Struct({
+    destination_url: Schema.String,
+    events: Schema.Array(Schema.String),
+    extra_headers: Schema.Record({ key: Schema.String, value: Schema.String })
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+export type Connector = typeof Connector.Type
+
+/** A stored connector, secret included: for signing, never for responses. */
+export interface ConnectorRecord {
+  readonly id: string
+  readonly organizationId: string
+  readonly type: "headless"
+  readonly name: string
+  readonly destinationUrl: string
+  readonly secret: string
+  readonly events: ReadonlyArray<string>
+  readonly extraHeaders: Readonly<Record<string, string>>
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+export const toConnector = (c: ConnectorRecord): Connector => ({
+  id: c.id,
+  organizationId: c.organizationId,
+  type: c.type,
+  name: c.name,
+  config: { destination_url: c.destinationUrl, events: c.events, extra_headers: c.extraHeaders },
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt
+})
+
+/** One attempt to deliver an event to a connector. `status` is null when no HTTP answer came. */
+export const Delivery = Schema.Struct({
+  id: Uuid,
+  eventId: Schema.String,
+  eventName: Schema.String,
+  attemptedAt: Timestamp,
+  durationMs: Schema.Number,
+  status: Schema.NullOr(Schema.Number),
+  ok: Schema.Boolean,
+  error: Schema.NullOr(Schema.String)
+})
+export type Delivery = typeof Delivery.Type
+
+export const DeliveryPage = Schema.Struct({
+  data: Schema.Array(Delivery),
+  limit: Schema.Number,
+  offset: Schema.Number,
+  hasMore: Schema.Boolean
+})
+export type DeliveryPage = typeof DeliveryPage.Type
+
+/** The delivery log keeps this many attempts per connector. */
+export const DELIVERY_LOG_SIZE = 50

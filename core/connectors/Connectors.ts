@@ -1,0 +1,149 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { emit, EventLog, makeEvent } from "../events/EventLog.js"
+import { DEFAULT_SUBSCRIPTION } from "../events/Subscription.js"
+import { Crypto } from "../shared/Crypto.js"
+import { NotFound, ValidationFailed } from "../shared/Errors.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { deliver } from "../webhooks/Deliver.js"
+import { WebhookSender } from "../webhooks/WebhookSender.js"
+import {
+  type Connector,
+  type ConnectorRecord,
+  type Delivery,
+  DELIVERY_LOG_SIZE,
+  type DeliveryPage,
+  type InstallConnector,
+  toConnector,
+  type UpdateConnector
+} from "./Connector.js"
+import { ConnectorRepository } from "./ConnectorRepository.js"
+
+/** Headless connectors: installs that receive the organization's events as signed webhooks. */
+export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
+  readonly list: Effect.Effect<ReadonlyArray<Connector>, never, CurrentTenant>
+  /** Refuses destinations that are not public http(s) endpoints. */
+  readonly install: (input: InstallConnector) => Effect.Effect<Connector, ValidationFailed, CurrentTenant>
+  readonly get: (id: string) => Effect.Effect<Connector, NotFound, CurrentTenant>
+  readonly update: (id: string, input: UpdateConnector) => Effect.Effect<Connector, NotFound, CurrentTenant>
+  readonly remove: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
+  readonly deliveries: (id: string, limit: number, offset: number) => Effect.Effect<DeliveryPage, NotFound, CurrentTenant>
+  /** Sends a signed `webhook.test` to the connector now and answers the logged attempt. */
+  readonly sendTest: (id: string) => Effect.Effect<Delivery, NotFound, CurrentTenant>
+}>() {}
+
+const nowIso = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+
+export const makeConnectors = Effect.gen(function*() {
+  const repo = yield* ConnectorRepository
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const sender = yield* WebhookSender
+  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+
+  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+
+  const found = (id: string) =>
+    Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "connector", id })),
+      onSome: (c: ConnectorRecord) => Effect.succeed(c)
+    })
+
+  const list = Effect.map(inTenant(repo.list), (rows) => rows.map(toConnector))
+
+  const install = (input: InstallConnector) =>
+    Effect.gen(function*() {
+      yield* sender.checkDestination(input.config.destination_url).pipe(
+        Effect.mapError((e) => ValidationFailed.one(["config", "destination_url"], e.reason, "destination_refused"))
+      )
+      const at = yield* nowIso
+      const record = yield* inTenant((organizationId) =>
+        Effect.gen(function*() {
+          const record: ConnectorRecord = {
+            id: yield* crypto.uuid,
+            organizationId,
+            type: "headless",
+            name: input.name,
+            destinationUrl: input.config.destination_url,
+            secret: input.config.secret,
+            events: input.config.events ?? DEFAULT_SUBSCRIPTION,
+            extraHeaders: input.config.extra_headers ?? {},
+            createdAt: at,
+            updatedAt: at
+          }
+          yield* repo.insert(record)
+          yield* services(emit({ name: "connector.created", entityType: "connector", entityId: record.id, payload: { type: "headless", name: record.name } }))
+          return record
+        })
+      )
+      return toConnector(record)
+    })
+
+  const get = (id: string) => inTenant((organizationId) => Effect.flatMap(repo.findById(organizationId, id), found(id))).pipe(Effect.map(toConnector))
+
+  const update = (id: string, input: UpdateConnector) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const before = yield* Effect.flatMap(repo.findById(organizationId, id), found(id))
+        const events = input.config?.events
+        const changed: Array<string> = []
+        if (input.name !== undefined && input.name !== before.name) changed.push("name")
+        if (events !== undefined && JSON.stringify(events) !== JSON.stringify(before.events)) changed.push("config.events")
+        if (changed.length === 0) return toConnector(before)
+        const after = yield* Effect.flatMap(
+          repo.update(organizationId, id, {
+            ...(input.name !== undefined ? { name: input.name } : {}),
+            ...(events !== undefined ? { events } : {}),
+            updatedAt: yield* nowIso
+          }),
+          found(id)
+        )
+        yield* services(emit({ name: "connector.updated", entityType: "connector", entityId: id, payload: { changed_fields: changed } }))
+        return toConnector(after)
+      })
+    )
+
+  const remove = (id: string) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        if (!(yield* repo.delete(organizationId, id))) return yield* new NotFound({ entity: "connector", id })
+        yield* services(emit({ name: "connector.deleted", entityType: "connector", entityId: id, payload: {} }))
+      })
+    )
+
+  const deliveries = (id: string, limit: number, offset: number) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        yield* Effect.flatMap(repo.findById(organizationId, id), found(id))
+        const page = yield* repo.deliveries(organizationId, id, limit, offset)
+        return { data: page.deliveries, limit, offset, hasMore: page.hasMore }
+      })
+    )
+
+  const sendTest = (id: string) =>
+    Effect.gen(function*() {
+      const tenant = yield* CurrentTenant
+      const connector = yield* inTenant((organizationId) => Effect.flatMap(repo.findById(organizationId, id), found(id)))
+      const event = yield* makeEvent(tenant.organizationId, tenant.actor, {
+        name: "webhook.test",
+        entityType: "connector",
+        entityId: connector.id,
+        payload: { connector_name: connector.name }
+      }).pipe(Effect.provideService(Crypto, crypto))
+      // Sent outside any transaction: a slow receiver must not hold a database connection.
+      const attempt = yield* deliver(connector, event).pipe(
+        Effect.provideService(Crypto, crypto),
+        Effect.provideService(WebhookSender, sender)
+      )
+      yield* uow.tenant(tenant.organizationId, repo.recordDelivery(tenant.organizationId, connector.id, attempt, DELIVERY_LOG_SIZE))
+      return attempt
+    })
+
+  return Connectors.of({ list, install, get, update, remove, deliveries, sendTest })
+})
+
+export const ConnectorsLive = Layer.effect(Connectors, makeConnectors)

@@ -1,0 +1,55 @@
+import { Schema } from "effect"
+import { Code, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
+
+/** How a shopper fills the modifier in: a choice among options, or a free value. */
+export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
+export type ModifierType = typeof ModifierType.Type
+
+const Money = Schema.Struct({
+  amount_cents: Schema.Int,
+  currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code" }))
+})
+
+export const ModifierOption = Schema.Struct({
+  value: NonEmptyString,
+  label: Schema.optional(Schema.Union(Schema.String, Schema.Record({ key: Schema.String, value: Schema.String }))),
+  priceAdjustment: Schema.optional(Money)
+})
+export type ModifierOption = typeof ModifierOption.Type
+
+/** A product option chosen at purchase (engraving, size of a gift box), defined once and attached to products. */
+export class Modifier extends Schema.Class<Modifier>("Modifier")({
+  id: Uuid,
+  organizationId: Uuid,
+  code: Schema.String,
+  name: Schema.String,
+  type: ModifierType,
+  options: Schema.Array(ModifierOption),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+export const CreateModifier = Schema.Struct({
+  code: Code,
+  name: NonEmptyString,
+  type: ModifierType,
+  options: Schema.optional(Schema.Array(ModifierOption))
+})
+export type CreateModifier = typeof CreateModifier.Type
+
+export const UpdateModifier = Schema.Struct({
+  name: Schema.optional(NonEmptyString),
+  type: Schema.optional(ModifierType),
+  options: Schema.optional(Schema.Array(ModifierOption))
+})
+export type UpdateModifier = typeof UpdateModifier.Type
+
+const isChoice = (type: ModifierType) => type === "select" || type === "multiselect"
+
+/** Choices need options with distinct values; free values take none. Answers the problems found. */
+export const optionProblems = (type: ModifierType, options: ReadonlyArray<ModifierOption>): Array<string> => {
+  if (!isChoice(type)) return options.length > 0 ? [`a ${type} modifier takes no options`] : []
+  if (options.length === 0) return [`a ${type} modifier needs at least one option`]
+  const values = options.map((o) => o.value)
+  return new Set(values).size === values.length ? [] : ["option values must be distinct"]
+}

@@ -1,0 +1,13 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Conflict } from "../shared/Errors.js"
+import type { Modifier } from "./Modifier.js"
+
+export class ModifierRepository extends Context.Tag("catalog/ModifierRepository")<ModifierRepository, {
+  /** Fails with Conflict when the code is taken in the organization. */
+  readonly insert: (modifier: Modifier) => Effect.Effect<void, Conflict>
+  readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<Modifier>>
+  readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Modifier>>
+  readonly update: (modifier: Modifier) => Effect.Effect<void>
+  /** Answers whether a row was removed. */
+  readonly remove: (organizationId: string, id: string) => Effect.Effect<boolean>
+}>() {}

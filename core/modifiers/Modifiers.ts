@@ -1,0 +1,100 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { Crypto } from "../shared/Crypto.js"
+import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { type CreateModifier, Modifier, type ModifierOption, type ModifierType, optionProblems, type UpdateModifier } from "./Modifier.js"
+import { ModifierRepository } from "./ModifierRepository.js"
+
+export class Modifiers extends Context.Tag("catalog/Modifiers")<Modifiers, {
+  readonly list: Effect.Effect<ReadonlyArray<Modifier>, never, CurrentTenant>
+  readonly get: (id: string) => Effect.Effect<Modifier, NotFound, CurrentTenant>
+  readonly create: (input: CreateModifier) => Effect.Effect<Modifier, ValidationFailed | Conflict, CurrentTenant>
+  readonly update: (id: string, input: UpdateModifier) => Effect.Effect<Modifier, ValidationFailed | NotFound, CurrentTenant>
+  readonly remove: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
+}>() {}
+
+const checkOptions = (type: ModifierType, options: ReadonlyArray<ModifierOption>) => {
+  const problems = optionProblems(type, options)
+  return problems.length === 0
+    ? Effect.void
+    : Effect.fail(ValidationFailed.of(problems.map((message) => ({ path: ["options"], message, code: "invalid_options" }))))
+}
+
+export const makeModifiers = Effect.gen(function*() {
+  const repo = yield* ModifierRepository
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+  const record = (name: string, id: string, payload: Record<string, unknown>) =>
+    emit({ name, entityType: "modifier", entityId: id, payload }).pipe(
+      Effect.provideService(Crypto, crypto),
+      Effect.provideService(EventLog, events)
+    )
+  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const find = (organizationId: string, id: string) =>
+    Effect.flatMap(repo.findById(organizationId, id), Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "modifier", id })),
+      onSome: Effect.succeed
+    }))
+
+  return Modifiers.of({
+    list: inTenant(repo.list),
+    get: (id) => inTenant((organizationId) => find(organizationId, id)),
+    create: (input) =>
+      Effect.gen(function*() {
+        const options = input.options ?? []
+        yield* checkOptions(input.type, options)
+        const at = yield* now
+        return yield* inTenant((organizationId) =>
+          Effect.gen(function*() {
+            const modifier = new Modifier({
+              id: yield* crypto.uuid,
+              organizationId,
+              code: input.code,
+              name: input.name,
+              type: input.type,
+              options,
+              createdAt: at,
+              updatedAt: at
+            })
+            yield* repo.insert(modifier)
+            yield* record("modifier.created", modifier.id, { code: modifier.code })
+            return modifier
+          })
+        )
+      }),
+    update: (id, input) =>
+      inTenant((organizationId) =>
+        Effect.gen(function*() {
+          const before = yield* find(organizationId, id)
+          const after = new Modifier({
+            ...before,
+            name: input.name ?? before.name,
+            type: input.type ?? before.type,
+            options: input.options ?? before.options,
+            updatedAt: yield* now
+          })
+          yield* checkOptions(after.type, after.options)
+          const changed = (["name", "type", "options"] as const).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+          yield* repo.update(after)
+          yield* record("modifier.updated", id, { changed_fields: changed })
+          return after
+        })
+      ),
+    remove: (id) =>
+      inTenant((organizationId) =>
+        Effect.gen(function*() {
+          const modifier = yield* find(organizationId, id)
+          yield* repo.remove(organizationId, id)
+          yield* record("modifier.deleted", id, { code: modifier.code })
+        })
+      )
+  })
+})
+
+export const ModifiersLive = Layer.effect(Modifiers, makeModifiers)

@@ -1,0 +1,28 @@
+import { Duration, Effect } from "effect"
+import type { ConnectorRecord, Delivery } from "../connectors/Connector.js"
+import type { CatalogEvent } from "../events/Event.js"
+import { Crypto } from "../shared/Crypto.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { webhookRequest } from "./WebhookMessage.js"
+import { WebhookSender } from "./WebhookSender.js"
+
+/** Sends one event to one connector, once, and answers the attempt to log. */
+export const deliver = (connector: ConnectorRecord, event: CatalogEvent): Effect.Effect<Delivery, never, Crypto | WebhookSender> =>
+  Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const sender = yield* WebhookSender
+    const attemptedAt = toTimestamp(yield* Effect.clockWith((c) => c.currentTimeMillis))
+    const request = yield* webhookRequest(connector, event)
+    const [elapsed, outcome] = yield* Effect.timed(sender.send(request))
+    const ok = outcome.error === null && outcome.status !== null && outcome.status >= 200 && outcome.status < 300
+    return {
+      id: yield* crypto.uuid,
+      eventId: event.id,
+      eventName: event.name,
+      attemptedAt,
+      durationMs: Math.round(Duration.toMillis(elapsed)),
+      status: outcome.status,
+      ok,
+      error: outcome.error ?? (ok ? null : `HTTP ${outcome.status} is not a 2xx answer`)
+    }
+  })

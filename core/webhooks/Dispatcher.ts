@@ -1,0 +1,112 @@
+import { Array as Arr, Cause, Duration, Effect, Layer } from "effect"
+import { DELIVERY_LOG_SIZE } from "../connectors/Connector.js"
+import { ConnectorRepository } from "../connectors/ConnectorRepository.js"
+import type { CatalogEvent } from "../events/Event.js"
+import { Outbox } from "../events/Outbox.js"
+import { OutboxSignal } from "../events/OutboxSignal.js"
+import { subscribed } from "../events/Subscription.js"
+import { Crypto } from "../shared/Crypto.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { deliver } from "./Deliver.js"
+import { WebhookSender } from "./WebhookSender.js"
+
+export interface DispatcherOptions {
+  /** How often to look for events committed by other processes (this one wakes the dispatcher itself). */
+  readonly pollInterval?: Duration.DurationInput
+  /** How long a claim holds before another dispatcher may take the events over. */
+  readonly lease?: Duration.DurationInput
+  readonly batchSize?: number
+  /** Organizations served at once; each organization's events go out one after the other. */
+  readonly concurrency?: number
+}
+
+/**
+ * Delivers committed events to the connectors that subscribe to them, oldest first per
+ * organization, each event once per connector. Runs until interrupted; an event being
+ * delivered when that happens is finished first, and unfinished claims are given back.
+ */
+export const runDispatcher = (options: DispatcherOptions = {}) =>
+  Effect.gen(function*() {
+    const outbox = yield* Outbox
+    const connectors = yield* ConnectorRepository
+    const uow = yield* UnitOfWork
+    const signal = yield* OutboxSignal
+    const crypto = yield* Crypto
+    const sender = yield* WebhookSender
+    const pollInterval = options.pollInterval ?? Duration.seconds(1)
+    const leaseMillis = Duration.toMillis(options.lease ?? Duration.seconds(30))
+    const batchSize = options.batchSize ?? 100
+    const concurrency = options.concurrency ?? 8
+    const holder = yield* crypto.uuid
+
+    const leaseUntil = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => ({
+      now: toTimestamp(now),
+      until: toTimestamp(now + leaseMillis)
+    }))
+
+    const sendAll = (event: CatalogEvent, targets: ReadonlyArray<Parameters<typeof deliver>[0]>) =>
+      Effect.forEach(targets, (connector) => Effect.map(deliver(connector, event), (attempt) => ({ connector, attempt })), {
+        concurrency: "unbounded"
+      }).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(WebhookSender, sender))
+
+    const dispatchOrganization = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
+      Effect.gen(function*() {
+        const installed = yield* uow.system(connectors.list(organizationId))
+        for (const event of events) {
+          const targets = installed.filter((c) => subscribed(c.events, event.name))
+          // Once sent, an event is logged and marked before anything may stop us.
+          const stillOurs = yield* Effect.uninterruptible(
+            Effect.gen(function*() {
+              const attempts = yield* sendAll(event, targets)
+              return yield* uow.system(
+                Effect.gen(function*() {
+                  for (const { attempt, connector } of attempts) {
+                    yield* connectors.recordDelivery(organizationId, connector.id, attempt, DELIVERY_LOG_SIZE)
+                  }
+                  return yield* outbox.complete(holder, event.id)
+                })
+              )
+            })
+          )
+          // Another dispatcher took the organization over after our lease ran out.
+          if (!stillOurs) return
+        }
+      })
+
+    // While a batch is worked on, its claims are renewed well before they run out, so no
+    // other dispatcher takes over an organization this live process is still serving.
+    const heartbeat = Effect.sleep(Duration.millis(leaseMillis / 3)).pipe(
+      Effect.zipRight(Effect.flatMap(leaseUntil, ({ until }) => uow.system(outbox.renew(holder, until)))),
+      Effect.forever
+    )
+
+    const batch = Effect.gen(function*() {
+      const { now, until } = yield* leaseUntil
+      const claimed = yield* uow.system(outbox.claim(holder, now, until, batchSize))
+      if (claimed.length === 0) return 0
+      const byOrganization = Arr.groupBy(claimed, (e) => e.organizationId)
+      yield* Effect.forkScoped(heartbeat)
+      yield* Effect.forEach(Object.entries(byOrganization), ([id, events]) => dispatchOrganization(id, events), {
+        concurrency,
+        discard: true
+      })
+      return claimed.length
+    }).pipe(Effect.scoped)
+
+    const step = batch.pipe(
+      Effect.flatMap((count) => (count === 0 ? signal.sleep(pollInterval) : Effect.void)),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(Effect.sleep(pollInterval)))
+      )
+    )
+
+    return yield* Effect.forever(step).pipe(
+      Effect.ensuring(Effect.ignoreLogged(uow.system(outbox.release(holder))))
+    )
+  })
+
+/** The dispatcher as a layer: it starts with the layer and stops when the layer's scope closes. */
+export const DispatcherLive = (options: DispatcherOptions = {}) => Layer.scopedDiscard(Effect.forkScoped(runDispatcher(options)))

@@ -1,0 +1,14 @@
+import { Schema } from "effect"
+
+/** An integer query parameter within bounds (query values arrive as text). */
+export const IntegerParam = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(
+    Schema.int({ message: () => "must be an integer" }),
+    Schema.between(min, max, { message: () => `must be between ${min} and ${max}` })
+  )
+
+/** `limit` (1 to `maxLimit`) and `offset` (>= 0) of a paged list. */
+export const pageParams = (maxLimit: number) => ({
+  limit: Schema.optional(IntegerParam(1, maxLimit)),
+  offset: Schema.optional(IntegerParam(0, Number.MAX_SAFE_INTEGER))
+})

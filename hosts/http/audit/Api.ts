@@ -1,0 +1,27 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { AuditPage } from "../../../core/events/AuditEntry.js"
+import { DateTimeString, NonEmptyString, strict, Uuid } from "../../../core/shared/Fields.js"
+import { TenantAuth } from "../Authentication.js"
+import { pageParams } from "../Paging.js"
+
+/** A moment to filter by: an ISO 8601 date-time with a zone, or a date (midnight UTC). */
+const Instant = Schema.Union(
+  DateTimeString,
+  Schema.String.pipe(Schema.filter((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s))))
+).annotations({ message: () => "must be an ISO 8601 date-time with a zone, or a date" })
+
+/** The audit log's filters: snake_case, as the specification names them. Unknown keys are refused. */
+export const AuditQuery = Schema.Struct({
+  entity_type: Schema.optional(NonEmptyString),
+  entity_id: Schema.optional(Uuid),
+  action: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z0-9_]+$/, { message: () => "must be an action such as created" }))),
+  since: Schema.optional(Instant),
+  until: Schema.optional(Instant),
+  ...pageParams(200)
+}).annotations(strict)
+
+export class AuditApi extends HttpApiGroup.make("audit")
+  .add(HttpApiEndpoint.get("list", "/v1/audit-log").setUrlParams(AuditQuery).addSuccess(AuditPage))
+  .middleware(TenantAuth)
+{}

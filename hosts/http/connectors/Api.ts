@@ -1,0 +1,27 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { Connector, Delivery, DELIVERY_LOG_SIZE, DeliveryPage, InstallConnector, UpdateConnector } from "../../../core/connectors/Connector.js"
+import { strict, Uuid } from "../../../core/shared/Fields.js"
+import { TenantAuth } from "../Authentication.js"
+import { pageParams } from "../Paging.js"
+
+const IdPath = Schema.Struct({ id: Uuid })
+
+export const DeliveriesQuery = Schema.Struct(pageParams(DELIVERY_LOG_SIZE)).annotations(strict)
+
+/** Headless connectors: install, manage, inspect their deliveries, send a test. */
+export class ConnectorsApi extends HttpApiGroup.make("connectors")
+  .add(HttpApiEndpoint.get("list", "/v1/connectors").addSuccess(Schema.Array(Connector)))
+  .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(InstallConnector).addSuccess(Connector, { status: 201 }))
+  .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).addSuccess(Connector))
+  .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(UpdateConnector).addSuccess(Connector))
+  .add(HttpApiEndpoint.del("remove", "/v1/connectors/:id").setPath(IdPath))
+  .add(
+    HttpApiEndpoint.get("deliveries", "/v1/connectors/:id/deliveries")
+      .setPath(IdPath)
+      .setUrlParams(DeliveriesQuery)
+      .addSuccess(DeliveryPage)
+  )
+  .add(HttpApiEndpoint.post("test", "/v1/connectors/:id/webhooks/test").setPath(IdPath).addSuccess(Delivery))
+  .middleware(TenantAuth)
+{}

@@ -1,0 +1,49 @@
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, Exit, type Layer } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { Modifiers } from "../../core/modifiers/Modifiers.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+
+const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
+  assert(Exit.isFailure(exit))
+  expect(JSON.stringify(exit.cause)).toContain(tag)
+}
+
+/** Modifiers against one storage adapter. */
+export const modifiersSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("creates, lists, updates and deletes a modifier; codes are unique per organization", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const other = yield* newTenant
+        const modifiers = yield* Modifiers
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const created = yield* as(modifiers.create({ code: "gift_box", name: "Gift box", type: "select", options: [{ value: "small" }, { value: "large", priceAdjustment: { amount_cents: 250, currency: "EUR" } }] }))
+        expect(created).toMatchObject({ code: "gift_box", type: "select", organizationId: tenant.organizationId })
+        failsWith(yield* Effect.exit(as(modifiers.create({ code: "gift_box", name: "Again", type: "text" }))), "Conflict")
+        // Another organization may use the same code.
+        const theirs = yield* Effect.provideService(modifiers.create({ code: "gift_box", name: "Theirs", type: "text" }), CurrentTenant, other.tenant)
+        expect((yield* as(modifiers.list)).map((m) => m.id)).toEqual([created.id])
+        failsWith(yield* Effect.exit(as(modifiers.get(theirs.id))), "NotFound")
+
+        const renamed = yield* as(modifiers.update(created.id, { name: "Gift wrapping" }))
+        expect(renamed.name).toBe("Gift wrapping")
+        expect(renamed.options).toHaveLength(2)
+        yield* as(modifiers.remove(created.id))
+        failsWith(yield* Effect.exit(as(modifiers.get(created.id))), "NotFound")
+        failsWith(yield* Effect.exit(as(modifiers.remove(created.id))), "NotFound")
+      }))
+
+    it.effect("requires distinct options for choices and none for free values", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const modifiers = yield* Modifiers
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        failsWith(yield* Effect.exit(as(modifiers.create({ code: "size", name: "Size", type: "select" }))), "ValidationFailed")
+        failsWith(yield* Effect.exit(as(modifiers.create({ code: "size", name: "Size", type: "select", options: [{ value: "s" }, { value: "s" }] }))), "ValidationFailed")
+        failsWith(yield* Effect.exit(as(modifiers.create({ code: "note", name: "Note", type: "text", options: [{ value: "x" }] }))), "ValidationFailed")
+        const text = yield* as(modifiers.create({ code: "note", name: "Note", type: "text" }))
+        failsWith(yield* Effect.exit(as(modifiers.update(text.id, { type: "select" }))), "ValidationFailed")
+      }))
+  })

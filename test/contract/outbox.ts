@@ -1,0 +1,360 @@
+import { verify } from "@octokit/webhooks-methods"
+import { SqlClient } from "@effect/sql"
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, Exit, Fiber, type Layer, Schema, TestClock, TestServices } from "effect"
+import { IntColumn } from "../../adapters/sql/Columns.js"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
+import { ConnectorRepository } from "../../core/connectors/ConnectorRepository.js"
+import { Connectors } from "../../core/connectors/Connectors.js"
+import { AuditLog } from "../../core/events/AuditLog.js"
+import type { NewEvent } from "../../core/events/Event.js"
+import { emit, EventLog } from "../../core/events/EventLog.js"
+import { Outbox } from "../../core/events/Outbox.js"
+import { DEFAULT_SUBSCRIPTION } from "../../core/events/Subscription.js"
+import { Crypto } from "../../core/shared/Crypto.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { Organizations } from "../../core/tenancy/Organizations.js"
+import { runDispatcher } from "../../core/webhooks/Dispatcher.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+import { type Receiver, startReceiver } from "../support/Receiver.js"
+
+const SECRET = "whsec-contract-0123456789"
+
+type Tenant = CurrentTenant["Type"]
+
+const asKey = (tenant: Tenant, keyId: string): Tenant => ({ ...tenant, actor: { type: "api_key", id: keyId }, role: null })
+
+/** Records an event the way a write does: inside the tenant's transaction, as the tenant's actor. */
+const write = (tenant: Tenant, event: NewEvent) =>
+  Effect.gen(function*() {
+    const uow = yield* UnitOfWork
+    return yield* uow.tenant(tenant.organizationId, emit(event))
+  }).pipe(Effect.provideService(CurrentTenant, tenant))
+
+const inTenant = <A, E, R>(tenant: Tenant, effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, CurrentTenant, tenant)
+
+/** Runs `effect` while a dispatcher delivers in the background; stops it afterwards. */
+const dispatching = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.scoped(Effect.zipRight(Effect.forkScoped(runDispatcher({ pollInterval: "50 millis" })), effect))
+
+const withReceiver = <A, E, R>(f: (receiver: Receiver) => Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(Effect.promise(startReceiver), f, (r) => Effect.promise(r.close))
+
+const undispatched = (organizationId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const uow = yield* UnitOfWork
+    const no = sql.literal(sql.onDialectOrElse({ pg: () => "false", orElse: () => "0" }))
+    const rows = yield* uow.system(
+      sql`select CAST(count(*) AS INTEGER) as n from events where organization_id = ${organizationId} and dispatched = ${no}`
+    )
+    return (yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))(rows))[0]?.n ?? -1
+  }).pipe(Effect.orDie)
+
+/** Polls until `check` holds (real time); fails after ~10 s. */
+const eventually = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 200; i++) {
+      if (yield* check) return
+      yield* Effect.sleep("50 millis")
+    }
+    return yield* Effect.dieMessage("condition not reached in time")
+  })
+
+const install = (tenant: Tenant, url: string, events?: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
+  Effect.flatMap(Connectors, (c) =>
+    inTenant(
+      tenant,
+      c.install({
+        type: "headless",
+        name: "Storefront",
+        config: { destination_url: url, secret: SECRET, ...(events !== undefined ? { events } : {}), extra_headers: extra }
+      })
+    ))
+
+/** The audit log, connectors and the webhook outbox against one storage adapter. */
+export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
+  layer(catalogOver(storage, HttpWebhookSender.layer({ allowedPrivateAddresses: ["127.0.0.1/32"] })), { timeout: 60_000 })(name, (it) => {
+    it.effect("lists the audit log newest first, filtered and paged, and only the organization's own", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const other = yield* newTenant
+        const audit = yield* AuditLog
+        const crypto = yield* Crypto
+        const productId = yield* crypto.uuid
+        yield* TestClock.adjust("1 hour")
+        yield* write(tenant, { name: "product.created", entityType: "product", entityId: productId, payload: { slug: "boots" } })
+        yield* TestClock.adjust("1 hour")
+        yield* write(tenant, { name: "product.updated", entityType: "product", entityId: productId, payload: { changed_fields: ["name"] } })
+        yield* write(other.tenant, { name: "product.created", entityType: "product", entityId: productId })
+
+        const all = yield* inTenant(tenant, audit.list({ limit: 50, offset: 0 }))
+        expect(all.data.map((e) => e.name)).toEqual(["product.updated", "product.created", "organization.created"])
+        expect(all.data.every((e) => e.id !== undefined)).toBe(true)
+        const [latest] = all.data
+        expect(latest).toMatchObject({
+          name: "product.updated",
+          entityType: "product",
+          entityId: productId,
+          action: "updated",
+          actor: tenant.actor,
+          payload: { changed_fields: ["name"] }
+        })
+
+        const byEntity = yield* inTenant(tenant, audit.list({ entityId: productId, entityType: "product", limit: 50, offset: 0 }))
+        expect(byEntity.data.map((e) => e.name)).toEqual(["product.updated", "product.created"])
+        const created = yield* inTenant(tenant, audit.list({ action: "created", limit: 50, offset: 0 }))
+        expect(created.data.map((e) => e.name)).toEqual(["product.created", "organization.created"])
+        expect((yield* inTenant(tenant, audit.list({ action: "dated", limit: 50, offset: 0 }))).data).toEqual([])
+
+        const window = yield* inTenant(tenant, audit.list({ since: "1970-01-01T01:00:00.000Z", until: "1970-01-01T02:00:00.000Z", limit: 50, offset: 0 }))
+        expect(window.data.map((e) => e.name)).toEqual(["product.created"])
+
+        const first = yield* inTenant(tenant, audit.list({ limit: 2, offset: 0 }))
+        expect(first).toMatchObject({ limit: 2, offset: 0, hasMore: true })
+        const second = yield* inTenant(tenant, audit.list({ limit: 2, offset: 2 }))
+        expect(second.data.map((e) => e.name)).toEqual(["organization.created"])
+        expect(second.hasMore).toBe(false)
+
+        const theirs = yield* inTenant(other.tenant, audit.list({ entityId: productId, limit: 50, offset: 0 }))
+        expect(theirs.data).toHaveLength(1)
+        expect(theirs.data[0]?.entityId).toBe(productId)
+        expect(organization.id).not.toBe(other.organization.id)
+      }))
+
+    it.effect("names the API key that made a change", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const crypto = yield* Crypto
+        const keyId = yield* crypto.uuid
+        const productId = yield* crypto.uuid
+        yield* write(asKey(tenant, keyId), { name: "product.created", entityType: "product", entityId: productId })
+        const page = yield* inTenant(tenant, (yield* AuditLog).list({ entityId: productId, limit: 50, offset: 0 }))
+        expect(page.data[0]).toMatchObject({ name: "product.created", action: "created", actor: { type: "api_key", id: keyId } })
+      }))
+
+    it.effect("installs, lists, updates and deletes connectors, never showing the secret", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const other = yield* newTenant
+        const connectors = yield* Connectors
+        const installed = yield* install(tenant, "http://127.0.0.1:9/hook", undefined, { "X-Shop": "one" })
+        expect(installed).toMatchObject({
+          organizationId: organization.id,
+          type: "headless",
+          name: "Storefront",
+          config: { destination_url: "http://127.0.0.1:9/hook", events: DEFAULT_SUBSCRIPTION, extra_headers: { "X-Shop": "one" } }
+        })
+        expect(JSON.stringify(installed)).not.toContain(SECRET)
+        expect(JSON.stringify(yield* inTenant(tenant, connectors.list))).not.toContain(SECRET)
+
+        const updated = yield* inTenant(tenant, connectors.update(installed.id, { config: { events: ["brand.*"] } }))
+        expect(updated.config.events).toEqual(["brand.*"])
+        expect(updated.config.destination_url).toBe("http://127.0.0.1:9/hook")
+        expect((yield* inTenant(tenant, connectors.get(installed.id))).config.events).toEqual(["brand.*"])
+
+        const foreign = yield* Effect.exit(inTenant(other.tenant, connectors.get(installed.id)))
+        assert(Exit.isFailure(foreign))
+        expect(JSON.stringify(foreign.cause)).toContain("NotFound")
+        expect(yield* inTenant(other.tenant, connectors.list)).toEqual([])
+
+        yield* inTenant(tenant, connectors.remove(installed.id))
+        const gone = yield* Effect.exit(inTenant(tenant, connectors.get(installed.id)))
+        assert(Exit.isFailure(gone))
+        const names = (yield* inTenant(tenant, (yield* AuditLog).list({ entityId: installed.id, limit: 50, offset: 0 }))).data.map((e) => e.name)
+        expect(names).toEqual(["connector.deleted", "connector.updated", "connector.created"])
+      }))
+
+    it.effect("refuses a private destination at install", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        for (const url of ["http://10.0.0.1/hook", "http://127.0.0.2:8080/hook", "http://[::1]/hook", "http://localhost.:1/x".replace("localhost.", "[fd00::1]")]) {
+          const refused = yield* Effect.exit(install(tenant, url))
+          assert(Exit.isFailure(refused))
+          expect(JSON.stringify(refused.cause)).toContain("destination_refused")
+        }
+      }))
+
+    it.effect("keeps the 50 most recent deliveries per connector, newest first", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const repo = yield* ConnectorRepository
+        const uow = yield* UnitOfWork
+        const crypto = yield* Crypto
+        const connector = yield* install(tenant, "http://127.0.0.1:9/hook")
+        for (let i = 0; i < 55; i++) {
+          yield* TestClock.adjust("1 second")
+          const attemptedAt = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString()
+          yield* uow.tenant(
+            organization.id,
+            repo.recordDelivery(organization.id, connector.id, {
+              id: yield* crypto.uuid,
+              eventId: yield* crypto.uuid,
+              eventName: `test.n${i}`,
+              attemptedAt,
+              durationMs: i,
+              status: 200,
+              ok: true,
+              error: null
+            }, 50)
+          )
+        }
+        const page = yield* inTenant(tenant, (yield* Connectors).deliveries(connector.id, 50, 0))
+        expect(page.data).toHaveLength(50)
+        expect(page.hasMore).toBe(false)
+        expect(page.data[0]?.eventName).toBe("test.n54")
+        expect(page.data[49]?.eventName).toBe("test.n5")
+      }))
+
+    it.effect("delivers a product event with the specified body, signed over the bytes sent, and logs it", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          const keyId = yield* crypto.uuid
+          const connector = yield* install(tenant, receiver.url("/hook"), undefined, { "X-Shop": "one" })
+          const productId = yield* crypto.uuid
+          const test = yield* inTenant(tenant, (yield* Connectors).sendTest(connector.id))
+          expect(test).toMatchObject({ eventName: "webhook.test", status: 200, ok: true, error: null })
+
+          const event = yield* write(asKey(tenant, keyId), { name: "product.created", entityType: "product", entityId: productId, payload: { slug: "boots" } })
+          const got = yield* dispatching(Effect.promise(() => receiver.waitFor((r) => r.headers["x-service-event"] === "product.created")))
+
+          expect(got.method).toBe("POST")
+          expect(got.headers["content-type"]).toBe("application/json")
+          expect(got.headers["x-service-delivery"]).toBe(event.id)
+          expect(got.headers["x-shop"]).toBe("one")
+          expect(JSON.parse(got.text)).toEqual({
+            name: "product.created",
+            organization_id: organization.id,
+            entity_id: productId,
+            actor: { type: "api_key", id: keyId },
+            timestamp: event.createdAt,
+            payload: { slug: "boots" }
+          })
+          expect(Object.keys(JSON.parse(got.text))).toEqual(["name", "organization_id", "entity_id", "actor", "timestamp", "payload"])
+          const signed = String(got.headers["x-service-signature-256"])
+          expect(yield* Effect.promise(() => verify(SECRET, got.text, signed))).toBe(true)
+
+          yield* eventually(Effect.map(inTenant(tenant, (yield* Connectors).deliveries(connector.id, 50, 0)), (p) => p.data.length === 2))
+          const log = yield* inTenant(tenant, (yield* Connectors).deliveries(connector.id, 50, 0))
+          expect(log.data.map((d) => [d.eventName, d.status, d.ok])).toEqual([["product.created", 200, true], ["webhook.test", 200, true]])
+          expect(log.data[0]?.eventId).toBe(event.id)
+          expect(receiver.received.filter((r) => r.headers["x-service-event"] === "product.created")).toHaveLength(1)
+        }))))
+
+    it.effect("delivers only what a connector subscribes to, in order, and marks every event dispatched", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          yield* install(tenant, receiver.url("/products"), ["product.*"])
+          yield* install(tenant, receiver.url("/exact"), ["product_modifier.updated"])
+          const names = ["product.created", "product_modifier.updated", "product.updated", "api_key.created", "product_relationship.created", "product.deleted"]
+          for (const name of names) yield* write(tenant, { name, entityType: name.split(".")[0] ?? "", entityId: yield* crypto.uuid })
+          yield* dispatching(eventually(Effect.map(undispatched(organization.id), (n) => n === 0)))
+          const at = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => r.headers["x-service-event"])
+          expect(at("/products")).toEqual(["product.created", "product.updated", "product.deleted"])
+          expect(at("/exact")).toEqual(["product_modifier.updated"])
+        }))))
+
+    it.effect("logs failed deliveries with their status or error and does not retry them", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          receiver.answer("/failing", { status: 500 })
+          receiver.answer("/moved", { status: 301, headers: { location: receiver.url("/elsewhere") } })
+          const failing = yield* install(tenant, receiver.url("/failing"), ["brand.*"])
+          const moved = yield* install(tenant, receiver.url("/moved"), ["brand.*"])
+          yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          yield* dispatching(
+            Effect.zipRight(
+              eventually(Effect.map(undispatched(organization.id), (n) => n === 0)),
+              Effect.sleep("300 millis")
+            )
+          )
+          const connectors = yield* Connectors
+          const [failed] = (yield* inTenant(tenant, connectors.deliveries(failing.id, 50, 0))).data
+          expect(failed).toMatchObject({ eventName: "brand.created", status: 500, ok: false })
+          expect(failed?.error).toContain("500")
+          const [redirected] = (yield* inTenant(tenant, connectors.deliveries(moved.id, 50, 0))).data
+          expect(redirected).toMatchObject({ status: 301, ok: false })
+          expect(receiver.received.filter((r) => r.path === "/failing")).toHaveLength(1)
+          expect(receiver.received.some((r) => r.path === "/elsewhere")).toBe(false)
+        }))))
+
+    it.effect("deleting an organization leaves no connectors or deliveries, and its tombstone is marked dispatched", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const connectors = yield* Connectors
+          const connector = yield* install(tenant, receiver.url("/doomed"))
+          yield* inTenant(tenant, connectors.sendTest(connector.id))
+          const deleted = yield* inTenant(tenant, (yield* Organizations).delete(organization.id, organization.slug))
+          expect(deleted.deletedCounts.connectors).toBe(1)
+          expect(deleted.deletedCounts.connector_deliveries).toBe(1)
+          const sql = yield* SqlClient.SqlClient
+          const left = yield* (yield* UnitOfWork).system(
+            sql`select (select CAST(count(*) AS INTEGER) from connectors where organization_id = ${organization.id})
+                     + (select CAST(count(*) AS INTEGER) from connector_deliveries where organization_id = ${organization.id}) as n`
+          ).pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))), Effect.orDie)
+          expect(left[0]?.n).toBe(0)
+          yield* dispatching(eventually(Effect.map(undispatched(organization.id), (n) => n === 0)))
+          expect(receiver.received.filter((r) => r.path === "/doomed").map((r) => r.headers["x-service-event"])).toEqual(["webhook.test"])
+        }))))
+
+    it.effect("stops when its scope closes, holding no claims", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const crypto = yield* Crypto
+        yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+        const fiber = yield* Effect.scoped(Effect.gen(function*() {
+          const running = yield* Effect.forkScoped(runDispatcher({ pollInterval: "20 millis" }))
+          yield* eventually(Effect.map(undispatched(organization.id), (n) => n === 0))
+          return running
+        }))
+        const exit = yield* Fiber.await(fiber)
+        expect(Exit.isInterrupted(exit)).toBe(true)
+        const sql = yield* SqlClient.SqlClient
+        const held = yield* (yield* UnitOfWork).system(sql`select id from events where claimed_by is not null`).pipe(Effect.orDie)
+        expect(held).toEqual([])
+      })))
+
+    it.effect("hands a dead dispatcher's claims to another once they run out, never a live one's", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const outbox = yield* Outbox
+        const uow = yield* UnitOfWork
+        const crypto = yield* Crypto
+        yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+        // TestClock: far in the future, so earlier tests' events are claimable too; keep only ours.
+        yield* TestClock.adjust("3650 days")
+        const now = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
+        const iso = (plusSeconds: number) => new Date(now.getTime() + plusSeconds * 1000).toISOString()
+        const ours = (events: ReadonlyArray<{ organizationId: string; name: string }>) =>
+          events.filter((e) => e.organizationId === organization.id).map((e) => e.name)
+
+        const byA = yield* uow.system(outbox.claim("dispatcher-a", iso(0), iso(30), 1000))
+        expect(ours(byA)).toEqual(["organization.created", "brand.created"])
+        expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(10), iso(40), 1000)))).toEqual([])
+        // A wrote this event while its claim was live: the organization stays A's.
+        yield* write(tenant, { name: "brand.updated", entityType: "brand", entityId: yield* crypto.uuid })
+        expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(20), iso(50), 1000)))).toEqual([])
+        // A's heartbeat at +25 s keeps its claims to +55 s.
+        yield* uow.system(outbox.renew("dispatcher-a", iso(55)))
+        expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(31), iso(61), 1000)))).toEqual([])
+        // Then A died; its lease ran out at +55 s.
+        const byB = yield* uow.system(outbox.claim("dispatcher-b", iso(56), iso(86), 1000))
+        expect(ours(byB)).toEqual(["organization.created", "brand.created", "brand.updated"])
+        const first = byB.find((e) => e.organizationId === organization.id)
+        assert(first !== undefined)
+        expect(yield* uow.system(outbox.complete("dispatcher-a", first.id))).toBe(false)
+        expect(yield* uow.system(outbox.complete("dispatcher-b", first.id))).toBe(true)
+        yield* uow.system(outbox.release("dispatcher-b"))
+        yield* uow.system(outbox.release("dispatcher-a"))
+        expect(yield* undispatched(organization.id)).toBe(2)
+      }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
+  })

@@ -1,0 +1,156 @@
+import { verify } from "@octokit/webhooks-methods"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DEFAULT_SUBSCRIPTION } from "../../core/events/Subscription.js"
+import { type Receiver, startReceiver } from "../support/Receiver.js"
+import { startTestHost, type TestHost, type TestTenant } from "../support/TestHost.js"
+
+const SECRET = "whsec-http-test-0123456789"
+
+describe("HTTP: connectors, webhooks and the audit log", () => {
+  let host: TestHost
+  let receiver: Receiver
+  let t: TestTenant
+  beforeAll(async () => {
+    host = await startTestHost()
+    receiver = await startReceiver()
+    t = await host.tenant()
+  })
+  afterAll(async () => {
+    await receiver.close()
+    await host.close()
+  })
+
+  const install = (config: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    t.req("POST", "/v1/connectors", { body: { type: "headless", name: "Shop", config: { secret: SECRET, ...config }, ...extra } })
+
+  it("installs a connector (201), never returns its secret, lists, patches and deletes it", async () => {
+    const created = await install({ destination_url: receiver.url("/crud"), extra_headers: { "X-Shop": "one" } })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({
+      organizationId: t.organization.id,
+      type: "headless",
+      name: "Shop",
+      config: { destination_url: receiver.url("/crud"), events: DEFAULT_SUBSCRIPTION, extra_headers: { "X-Shop": "one" } }
+    })
+    expect(Object.keys(created.json).sort()).toEqual(["config", "createdAt", "id", "name", "organizationId", "type", "updatedAt"])
+    expect(created.text).not.toContain(SECRET)
+    const id: string = created.json.id
+
+    const listed = await t.req("GET", "/v1/connectors")
+    expect(listed.status).toBe(200)
+    expect(listed.json.map((c: { id: string }) => c.id)).toContain(id)
+    expect(listed.text).not.toContain(SECRET)
+
+    const patched = await t.req("PATCH", `/v1/connectors/${id}`, { body: { config: { events: ["product.created", "brand.*"] } } })
+    expect(patched.status).toBe(200)
+    expect(patched.json.config).toEqual({ destination_url: receiver.url("/crud"), events: ["product.created", "brand.*"], extra_headers: { "X-Shop": "one" } })
+    expect((await t.req("GET", `/v1/connectors/${id}`)).json.config.events).toEqual(["product.created", "brand.*"])
+
+    const other = await host.tenant()
+    expect((await other.req("GET", `/v1/connectors/${id}`)).status).toBe(404)
+    expect((await other.req("DELETE", `/v1/connectors/${id}`)).status).toBe(404)
+
+    expect((await t.req("DELETE", `/v1/connectors/${id}`)).status).toBe(204)
+    expect((await t.req("GET", `/v1/connectors/${id}`)).json.error.code).toBe("not_found")
+    expect((await t.req("GET", `/v1/connectors/${id}/deliveries`)).status).toBe(404)
+    expect((await t.req("GET", "/v1/connectors/not-a-uuid")).status).toBe(422)
+  })
+
+  it.each([
+    ["a secret shorter than 16 characters", { destination_url: "http://127.0.0.1:9/h", secret: "123456789012345" }, ["config", "secret"]],
+    ["no secret", { destination_url: "http://127.0.0.1:9/h", secret: undefined }, ["config", "secret"]],
+    ["an ftp destination", { destination_url: "ftp://203.0.113.10/h" }, ["config", "destination_url"]],
+    ["a private destination", { destination_url: "http://192.168.1.20/h" }, ["config", "destination_url"]],
+    ["a loopback address outside the exempt range", { destination_url: "http://127.0.0.2:8080/h" }, ["config", "destination_url"]],
+    ["a pattern with a wildcard in the middle", { destination_url: "http://127.0.0.1:9/h", events: ["product.*.created"] }, ["config", "events", 0]],
+    ["a header the service sets", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Service-Signature-256": "sha256=0" } }, ["config", "extra_headers"]],
+    ["an unknown config key", { destination_url: "http://127.0.0.1:9/h", extraHeaders: {} }, ["config", "extraHeaders"]]
+  ])("refuses %s with 422 naming the field", async (_, config, path) => {
+    const r = await install(config)
+    expect(r.status).toBe(422)
+    expect(r.json.error.code).toBe("validation_failed")
+    expect(r.json.error.details.issues.map((i: { path: unknown }) => i.path)).toContainEqual(path)
+  })
+
+  it("refuses a type other than headless", async () => {
+    const r = await install({ destination_url: "http://127.0.0.1:9/h" }, { type: "shopify" })
+    expect(r.status).toBe(422)
+  })
+
+  it("sends a signed webhook.test, answers 200 with the attempt and logs it", async () => {
+    const c = (await install({ destination_url: receiver.url("/test"), extra_headers: { "X-Shop": "two" } })).json
+    const r = await t.req("POST", `/v1/connectors/${c.id}/webhooks/test`)
+    expect(r.status).toBe(200)
+    expect(r.json).toMatchObject({ eventName: "webhook.test", status: 200, ok: true, error: null })
+    const got = receiver.received.find((x) => x.path === "/test")
+    if (got === undefined) throw new Error("no webhook.test received")
+    expect(got.headers["x-service-event"]).toBe("webhook.test")
+    expect(got.headers["x-service-delivery"]).toBe(r.json.eventId)
+    expect(got.headers["x-shop"]).toBe("two")
+    expect(await verify(SECRET, got.text, String(got.headers["x-service-signature-256"]))).toBe(true)
+    const body = JSON.parse(got.text)
+    expect(body).toMatchObject({ name: "webhook.test", organization_id: t.organization.id, entity_id: c.id, actor: { type: "api_key", id: t.apiKeyId } })
+
+    const log = await t.req("GET", `/v1/connectors/${c.id}/deliveries`)
+    expect(log.status).toBe(200)
+    expect(log.json).toMatchObject({ limit: 50, offset: 0, hasMore: false })
+    expect(log.json.data).toEqual([r.json])
+    expect((await t.req("GET", `/v1/connectors/${c.id}/deliveries?limit=51`)).status).toBe(422)
+  })
+
+  it("logs a test sent to a receiver that fails, with its status", async () => {
+    receiver.answer("/broken", { status: 503 })
+    const c = (await install({ destination_url: receiver.url("/broken") })).json
+    const r = await t.req("POST", `/v1/connectors/${c.id}/webhooks/test`)
+    expect(r.status).toBe(200)
+    expect(r.json).toMatchObject({ status: 503, ok: false })
+  })
+
+  it("delivers the host's own events in the background to a subscribed connector", async () => {
+    const fresh = await host.tenant()
+    const c = (await fresh.req("POST", "/v1/connectors", {
+      body: { type: "headless", name: "Keys", config: { destination_url: receiver.url("/keys"), secret: SECRET, events: ["api_key.*"] } }
+    })).json
+    const key = (await fresh.req("POST", "/v1/api-keys", { body: { name: "pushed" } })).json
+    const got = await receiver.waitFor((x) => x.path === "/keys" && x.headers["x-service-event"] === "api_key.created")
+    expect(JSON.parse(got.text)).toMatchObject({ name: "api_key.created", entity_id: key.id, actor: { type: "api_key", id: fresh.apiKeyId } })
+    expect(await verify(SECRET, got.text, String(got.headers["x-service-signature-256"]))).toBe(true)
+    expect(c.config.events).toEqual(["api_key.*"])
+  })
+
+  it("lists the audit log with the actor of each change, filtered and paged", async () => {
+    const fresh = await host.tenant()
+    const key = (await fresh.req("POST", "/v1/api-keys", { body: { name: "audited" } })).json
+    await fresh.req("PATCH", `/v1/api-keys/${key.id}`, { body: { name: "audited 2" } })
+    await fresh.sreq("POST", `/v1/api-keys/${key.id}/revoke`)
+
+    const r = await fresh.req("GET", `/v1/audit-log?entity_id=${key.id}`)
+    expect(r.status).toBe(200)
+    expect(r.json).toMatchObject({ limit: 50, offset: 0, hasMore: false })
+    expect(r.json.data.map((e: { name: string }) => e.name)).toEqual(["api_key.revoked", "api_key.updated", "api_key.created"])
+    const [revoked, updated] = r.json.data
+    expect(Object.keys(updated).sort()).toEqual(["action", "actor", "createdAt", "entityId", "entityType", "id", "name", "payload"])
+    expect(updated).toMatchObject({ entityType: "api_key", entityId: key.id, action: "updated", actor: { type: "api_key", id: fresh.apiKeyId } })
+    expect(revoked.actor).toEqual({ type: "user", id: fresh.userId })
+
+    const byAction = await fresh.req("GET", `/v1/audit-log?entity_type=api_key&action=revoked`)
+    expect(byAction.json.data.map((e: { entityId: string }) => e.entityId)).toEqual([key.id])
+    const paged = await fresh.req("GET", "/v1/audit-log?limit=1&offset=1")
+    expect(paged.json).toMatchObject({ limit: 1, offset: 1, hasMore: true })
+    expect(paged.json.data).toHaveLength(1)
+    const future = await fresh.req("GET", `/v1/audit-log?since=${encodeURIComponent("2999-01-01T00:00:00Z")}`)
+    expect(future.json.data).toEqual([])
+    const past = await fresh.req("GET", `/v1/audit-log?until=${encodeURIComponent("2000-01-01T00:00:00+02:00")}`)
+    expect(past.json.data).toEqual([])
+    const byDate = await fresh.req("GET", "/v1/audit-log?since=2000-01-01&limit=200")
+    expect(byDate.json.data.map((e: { entityId: string }) => e.entityId)).toContain(key.id)
+
+    for (const bad of ["entityType=product", "limit=0", "limit=201", "offset=-1", `entity_id=${"x".repeat(5)}`, "since=yesterday", "until=2020-13-01"]) {
+      const refused = await fresh.req("GET", `/v1/audit-log?${bad}`)
+      expect(refused.status, bad).toBe(422)
+      expect(refused.json.error.code).toBe("validation_failed")
+    }
+    expect((await t.req("GET", `/v1/audit-log?entity_id=${key.id}`)).json.data).toEqual([])
+    expect((await host.request("GET", "/v1/audit-log")).status).toBe(401)
+  })
+})

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, type TestTenant, uuid } from "../support/TestHost.js"
+
+let host: TestHost
+let t: TestTenant
+
+beforeAll(async () => {
+  host = await startTestHost()
+  t = await host.tenant()
+})
+afterAll(() => host.close())
+
+describe("HTTP: the run-time schema", () => {
+  it("creates an attribute with every default and answers it by id", async () => {
+    const r = await t.req("POST", "/v1/attributes", { body: { code: "colour", label: { en: "Colour" }, type: "select", validation: { options: ["red"] } } })
+    expect(r.status).toBe(201)
+    expect(r.json).toMatchObject({
+      code: "colour",
+      entityKind: "product",
+      isLocalizable: false,
+      isScopable: false,
+      requirement: "available",
+      isRequired: false,
+      isVariantAxis: false,
+      groupId: null,
+      defaultValue: null,
+      position: 0,
+      validation: { options: ["red"] },
+      organizationId: t.organization.id
+    })
+    const g = await t.req("GET", `/v1/attributes/${r.json.id}`)
+    expect(g.status).toBe(200)
+    expect(g.json).toEqual(r.json)
+    const p = await t.req("PATCH", `/v1/attributes/${r.json.id}`, { body: { isRequired: true } })
+    expect(p.json).toMatchObject({ requirement: "required", isRequired: true })
+  })
+
+  it("answers bad input with 422 issues naming the field, and a malformed path id with 422", async () => {
+    const r = await t.req("POST", "/v1/attributes", { body: { code: "Bad", label: { en: "x" }, type: "text" } })
+    expect(r.status).toBe(422)
+    expect(r.json.error.code).toBe("validation_failed")
+    expect(r.json.error.details.issues[0].path).toEqual(["code"])
+    const contradiction = await t.req("POST", "/v1/attributes", { body: { code: "c", label: {}, type: "text", requirement: "required", isRequired: false } })
+    expect(contradiction.status).toBe(422)
+    expect(contradiction.json.error.details.issues[0].path).toEqual(["isRequired"])
+    const defaultValue = await t.req("POST", "/v1/attributes", { body: { code: "price", label: {}, type: "money", defaultValue: { amount_cents: 1.5, currency: "EUR" } } })
+    expect(defaultValue.status).toBe(422)
+    expect(defaultValue.json.error.details.issues[0].path).toEqual(["defaultValue", "amount_cents"])
+    expect((await t.req("GET", "/v1/attributes/not-a-uuid")).status).toBe(422)
+    expect((await t.req("GET", "/v1/attributes?entityKind=widget")).status).toBe(422)
+    expect((await t.req("POST", "/v1/attribute-families", { body: { code: "cats", label: {}, entityKind: "category" } })).status).toBe(422)
+  })
+
+  it("answers 409 for a duplicate code and 404 for another organization's attribute", async () => {
+    const body = { code: "dup", label: {}, type: "text" }
+    expect((await t.req("POST", "/v1/attributes", { body })).status).toBe(201)
+    const again = await t.req("POST", "/v1/attributes", { body })
+    expect(again.status).toBe(409)
+    expect(again.json.error.code).toBe("conflict")
+    const other = await host.tenant()
+    const theirs = await other.req("POST", "/v1/attributes", { body: { code: "theirs", label: {}, type: "text" } })
+    const r = await t.req("GET", `/v1/attributes/${theirs.json.id}`)
+    expect(r.status).toBe(404)
+    expect(r.json.error.code).toBe("not_found")
+    expect((await t.req("DELETE", `/v1/attributes/${theirs.json.id}`)).status).toBe(404)
+  })
+
+  it("serves a family with its attributes, and deletes attributes with 204 and their usage with 404 after", async () => {
+    const a = await t.req("POST", "/v1/attributes", { body: { code: "weight", label: {}, type: "measurement", requirement: "required" } })
+    const f = await t.req("POST", "/v1/attribute-families", { body: { code: "parcels", label: { en: "Parcels" } } })
+    expect(f.status).toBe(201)
+    const at = await t.req("POST", `/v1/attribute-families/${f.json.id}/attributes`, { body: { attributeId: a.json.id, requirementOverride: "suggested" } })
+    expect(at.status).toBe(201)
+    expect(at.json).toEqual({ familyId: f.json.id, attributeId: a.json.id, requirementOverride: "suggested", isRequiredOverride: false, position: 0 })
+    const g = await t.req("GET", `/v1/attribute-families/${f.json.id}`)
+    expect(g.json.attributes).toEqual([expect.objectContaining({
+      code: "weight",
+      type: "measurement",
+      requirement: "required",
+      isRequired: true,
+      effectiveRequirement: "suggested",
+      effectiveIsRequired: false
+    })])
+    expect((await t.req("GET", `/v1/attributes/${a.json.id}/usage`)).json).toEqual({ products: 0, variants: 0, contentPages: 0, categories: 0, brands: 0, total: 0 })
+    const d = await t.req("DELETE", `/v1/attributes/${a.json.id}`)
+    expect(d.status).toBe(204)
+    expect(d.text).toBe("")
+    expect((await t.req("GET", `/v1/attributes/${a.json.id}/usage`)).status).toBe(404)
+    expect((await t.req("GET", `/v1/attribute-families/${f.json.id}`)).json.attributes).toEqual([])
+    expect((await t.req("PATCH", `/v1/attribute-families/${f.json.id}`, { body: { description: "boxes" } })).json.description).toBe("boxes")
+    expect((await t.req("DELETE", `/v1/attribute-families/${f.json.id}`)).status).toBe(204)
+    expect((await t.req("GET", `/v1/attribute-families/${uuid()}`)).status).toBe(404)
+  })
+
+  it("provisions the brand schema on first listing, once", async () => {
+    const [first, second] = await Promise.all([
+      t.req("GET", "/v1/attribute-families?entityKind=brand"),
+      t.req("GET", "/v1/attribute-families?entityKind=brand")
+    ])
+    expect(first?.json).toHaveLength(1)
+    expect(second?.json).toEqual(first?.json)
+    const attrs = await t.req("GET", "/v1/attributes?entityKind=brand")
+    expect(attrs.json.map((a: { code: string }) => a.code)).toEqual(["description"])
+  })
+
+  it("refuses requests without credentials", async () => {
+    const r = await host.request("GET", "/v1/attribute-groups")
+    expect(r.status).toBe(401)
+    expect(r.json.error.code).toBe("unauthenticated")
+  })
+})
