@@ -1,5 +1,8 @@
 import { Layer } from "effect"
 import { ModifiersLive } from "./modifiers/Modifiers.js"
+import { BrandsLive } from "./catalog/Brands.js"
+import { CategoriesLive } from "./catalog/Categories.js"
+import { ProductsLive } from "./products/Products.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
 import { FamiliesLive } from "./schema/Families.js"
@@ -25,4 +28,7 @@ export const services = Layer.mergeAll(
   ConnectorsLive
 ).pipe(
   Layer.provideMerge(AuthenticationLive)
+).pipe(
+  // Categories and brands validate their values through the schema's provisioned families.
+  (schema) => Layer.mergeAll(CategoriesLive, BrandsLive, ProductsLive).pipe(Layer.provideMerge(schema))
 )

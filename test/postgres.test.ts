@@ -1,3 +1,4 @@
+import { catalogSuite } from "./contract/catalog.js"
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
 import { modifiersSuite } from "./contract/modifiers.js"
@@ -12,4 +13,5 @@ describe.runIf(available)("postgres", () => {
   modifiersSuite("postgres: modifiers", postgresStorage)
   schemaSuite("postgres: schema", postgresStorage)
   outboxSuite("postgres: outbox", postgresStorage)
+  catalogSuite("postgres: catalog", postgresStorage)
 })

@@ -1,3 +1,4 @@
+import { catalogSuite } from "./contract/catalog.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { schemaSuite } from "./contract/schema.js"
@@ -10,3 +11,4 @@ tenancySuite("sqlite: tenancy", storage)
 modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
+catalogSuite("sqlite: catalog", storage)

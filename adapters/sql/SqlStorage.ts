@@ -6,12 +6,15 @@ import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
 import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
+import * as SqlBrandRepository from "./SqlBrandRepository.js"
+import * as SqlCategoryRepository from "./SqlCategoryRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
+import * as SqlProductRepository from "./SqlProductRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
 import * as SqlUserRepository from "./SqlUserRepository.js"
@@ -32,7 +35,10 @@ export const repositories = Layer.mergeAll(
   SqlFamilyRepository.layer,
   SqlAttributeValueStore.layer,
   SqlConnectorRepository.layer,
-  SqlOutbox.layer
+  SqlOutbox.layer,
+  SqlCategoryRepository.layer,
+  SqlBrandRepository.layer,
+  SqlProductRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */

@@ -3,6 +3,12 @@
  * them all and the cascade delete counts them; a new tenant table is added here.
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
+  "product_numbers",
+  "product_tags",
+  "product_categories",
+  "products",
+  "categories",
+  "brands",
   "modifiers",
   "family_attributes",
   "attribute_families",

@@ -2,8 +2,10 @@ import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
-import { HealthApi } from "./health/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
+import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
+import { HealthApi } from "./health/Api.js"
+import { ProductsApi } from "./products/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
@@ -19,6 +21,9 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(FamiliesApi)
   .add(AuditApi)
   .add(ConnectorsApi)
+  .add(CategoriesApi)
+  .add(BrandsApi)
+  .add(ProductsApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

@@ -16,8 +16,10 @@ import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { ConnectorsLive } from "./connectors/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
+import * as CatalogHttp from "./catalog/Http.js"
 import { HealthLive } from "./health/Http.js"
 import { ModifiersLive } from "./modifiers/Http.js"
+import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
@@ -68,7 +70,10 @@ const handlers = (config: HostConfig) =>
     SchemaHttp.AttributesLive,
     SchemaHttp.FamiliesLive,
     AuditLive,
-    ConnectorsLive
+    ConnectorsLive,
+    CatalogHttp.CategoriesLive,
+    CatalogHttp.BrandsLive,
+    ProductsHttp.ProductsLive
   ).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
   )

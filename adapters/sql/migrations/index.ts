@@ -1,6 +1,7 @@
 import tenancy from "./0001_tenancy.js"
 import schema from "./0002_schema.js"
 import outbox from "./0003_outbox.js"
+import catalog from "./0004_catalog.js"
 import modifiers from "./0008_modifiers.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
@@ -8,5 +9,6 @@ export const migrations = {
   "1_tenancy": tenancy,
   "2_schema": schema,
   "3_outbox": outbox,
+  "4_catalog": catalog,
   "8_modifiers": modifiers
 }
