@@ -50,6 +50,10 @@ export const startServer = async (databaseUrl: string | undefined): Promise<Benc
     },
     stdio: ["ignore", "inherit", "inherit"]
   })
+  let stopping = false
+  child.once("exit", (code, signal) => {
+    if (!stopping) console.error(`the server exited unexpectedly (code ${code}, signal ${signal})`)
+  })
   const baseUrl = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
@@ -73,6 +77,7 @@ export const startServer = async (databaseUrl: string | undefined): Promise<Benc
     serviceKey,
     session,
     stop: async () => {
+      stopping = true
       child.kill("SIGTERM")
       await new Promise((r) => child.once("exit", r))
       rmSync(dataDir, { recursive: true, force: true })

@@ -1,5 +1,4 @@
 import type { SqlClient } from "@effect/sql"
-import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { ProductStatus } from "../../core/products/Product.js"
 import type { FacetCounts, FacetDimension, FacetOptions, ProductFilter } from "../../core/products/ProductFilter.js"
@@ -9,7 +8,6 @@ import { productConditions } from "./ProductWhere.js"
 const Label = JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String }))
 const FamilyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, code: Schema.String, label: Label, count: IntColumn })))
 const ValueRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schema.String, count: IntColumn })))
-const StatusRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: ProductStatus, count: IntColumn })))
 const CategoryRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String, count: IntColumn }))
 )
@@ -17,14 +15,34 @@ const NamedRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.S
 const ConnectorRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.NullOr(Schema.String), count: IntColumn }))
 )
-const CountRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))
 
 const STATUSES: ReadonlyArray<ProductStatus> = ["draft", "active", "archived"]
 
+const GroupRows = Schema.decodeUnknown(
+  Schema.Array(Schema.Struct({
+    familyId: Schema.String,
+    status: ProductStatus,
+    brandId: Schema.NullOr(Schema.String),
+    connectorId: Schema.NullOr(Schema.String),
+    count: IntColumn
+  }))
+)
+const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+
+/** Counts per key, largest first, ties by `order`, at most `cap`. */
+const top = (counts: Map<string, number>, cap: number, order: (id: string) => string) =>
+  [...counts].sort((a, b) => b[1] - a[1] || order(a[0]).localeCompare(order(b[0]))).slice(0, cap)
+
+const add = (counts: Map<string, number>, key: string | null, n: number) => {
+  if (key !== null) counts.set(key, (counts.get(key) ?? 0) + n)
+}
+
 /**
- * Facet counts: one grouped query per dimension with every other filter applied. With
- * `includeEmpty`, a dimension short of its cap is topped up with the organization's entities
- * that no matching product carries (count 0), by name.
+ * Facet counts, each dimension with every other filter applied. Family, status, brand and
+ * connector come from one grouped scan of a covering index with their own four filters left
+ * out; each is then counted here with the other three applied. Tags and categories are
+ * counted from their link tables. With `includeEmpty`, a dimension short of its cap is topped
+ * up with the organization's entities no matching product carries (count 0), by name.
  */
 export const facetsOf = (
   sql: SqlClient.SqlClient,
@@ -34,8 +52,8 @@ export const facetsOf = (
   options: FacetOptions
 ): Effect.Effect<FacetCounts, unknown> =>
   Effect.gen(function*() {
-    const where = (omit?: FacetDimension): Fragment => sql.and(productConditions(sql, organizationId, filter, subtree, omit))
     const caps = options.caps
+    const scalar: ReadonlyArray<FacetDimension> = ["families", "statuses", "brands", "connectors"]
     const notIn = (column: string, ids: ReadonlyArray<string>) => (ids.length === 0 ? sql`1 = 1` : sql`not ${sql.in(column, ids)}`)
     const topUp = <A extends { readonly count: number }>(
       found: ReadonlyArray<A>,
@@ -43,21 +61,88 @@ export const facetsOf = (
       empties: (room: number) => Effect.Effect<ReadonlyArray<A>, unknown>
     ) => (options.includeEmpty && found.length < cap ? Effect.map(empties(cap - found.length), (e) => [...found, ...e]) : Effect.succeed(found))
 
-    const [totalRow] = yield* sql`select cast(count(*) as integer) as n from products p where ${where()}`.pipe(Effect.flatMap(CountRows))
+    const groups = yield* sql`select p.family_id, p.status, p.brand_id, p.source_connector_id as connector_id,
+        cast(count(*) as integer) as count
+      from products p where ${sql.and(productConditions(sql, organizationId, filter, subtree, scalar))}
+      group by p.family_id, p.status, p.brand_id, p.source_connector_id`.pipe(Effect.flatMap(GroupRows))
 
-    const familiesFound = yield* sql`select f.id, f.code, f.label, cast(count(*) as integer) as count
-      from products p join attribute_families f on f.id = p.family_id
-      where ${where("families")} group by f.id, f.code, f.label order by count desc, f.code limit ${caps.families}`.pipe(Effect.flatMap(FamilyRows))
+    // The brand filter by slug or name, as the ids it names.
+    const namedBrands = filter.brand === undefined ? undefined : new Set(
+      (yield* sql`select id from brands where organization_id = ${organizationId}
+        and (slug = ${filter.brand} or lower(name) = ${filter.brand.toLowerCase()})`.pipe(Effect.flatMap(IdRows))).map((r) => r.id)
+    )
+    const matches = {
+      families: (g: typeof groups[number]) => filter.familyId === undefined || g.familyId === filter.familyId,
+      statuses: (g: typeof groups[number]) => filter.status === undefined || g.status === filter.status,
+      brands: (g: typeof groups[number]) =>
+        (filter.brandId === undefined || g.brandId === filter.brandId) &&
+        (namedBrands === undefined || (g.brandId !== null && namedBrands.has(g.brandId))),
+      connectors: (g: typeof groups[number]) => filter.connectorId === undefined || g.connectorId === filter.connectorId
+    }
+    const except = (dimension: keyof typeof matches) => (g: typeof groups[number]) =>
+      (Object.keys(matches) as Array<keyof typeof matches>).every((d) => d === dimension || matches[d](g))
+
+    let total = 0
+    const familyCounts = new Map<string, number>()
+    const statusCounts = new Map<string, number>()
+    const brandCounts = new Map<string, number>()
+    const connectorCounts = new Map<string, number>()
+    for (const g of groups) {
+      if (except("families")(g) && matches.families(g)) total += g.count
+      if (except("families")(g)) add(familyCounts, g.familyId, g.count)
+      if (except("statuses")(g)) add(statusCounts, g.status, g.count)
+      if (except("brands")(g)) add(brandCounts, g.brandId, g.count)
+      if (except("connectors")(g)) add(connectorCounts, g.connectorId, g.count)
+    }
+
+    const familyRows = familyCounts.size === 0 ? [] : yield* sql`select f.id, f.code, f.label, 0 as count from attribute_families f
+      where ${sql.in("f.id", [...familyCounts.keys()])}`.pipe(Effect.flatMap(FamilyRows))
+    const familyById = new Map(familyRows.map((f) => [f.id, f]))
+    const familiesFound = top(familyCounts, caps.families, (id) => familyById.get(id)?.code ?? id).flatMap(([id, count]) => {
+      const f = familyById.get(id)
+      return f === undefined ? [] : [{ ...f, count }]
+    })
     const families = yield* topUp(familiesFound, caps.families, (room) =>
       sql`select f.id, f.code, f.label, 0 as count from attribute_families f
         where f.organization_id = ${organizationId} and f.entity_kind = 'product' and ${notIn("f.id", familiesFound.map((f) => f.id))}
         order by f.code limit ${room}`.pipe(Effect.flatMap(FamilyRows)))
 
-    const statusFound = yield* sql`select p.status as value, cast(count(*) as integer) as count from products p
-      where ${where("statuses")} group by p.status order by count desc, p.status`.pipe(Effect.flatMap(StatusRows))
+    const statusFound = top(statusCounts, STATUSES.length, (s) => s).flatMap(([value, count]) =>
+      STATUSES.filter((s) => s === value).map((s) => ({ value: s, count }))
+    )
     const statuses = options.includeEmpty
       ? [...statusFound, ...STATUSES.filter((s) => !statusFound.some((f) => f.value === s)).map((value) => ({ value, count: 0 }))]
       : statusFound
+
+    const brandRows = brandCounts.size === 0 ? [] : yield* sql`select b.id, b.name, 0 as count from brands b
+      where ${sql.in("b.id", [...brandCounts.keys()])}`.pipe(Effect.flatMap(NamedRows))
+    const brandById = new Map(brandRows.map((b) => [b.id, b]))
+    const brandsFound = top(brandCounts, caps.brands, (id) => brandById.get(id)?.name ?? id).flatMap(([id, count]) => {
+      const b = brandById.get(id)
+      return b === undefined ? [] : [{ ...b, count }]
+    })
+    const brands = yield* topUp(brandsFound, caps.brands, (room) =>
+      sql`select b.id, b.name, 0 as count from brands b
+        where b.organization_id = ${organizationId} and ${notIn("b.id", brandsFound.map((b) => b.id))}
+        order by b.name limit ${room}`.pipe(Effect.flatMap(NamedRows)))
+
+    const connectorRows = connectorCounts.size === 0 ? [] : yield* sql`select k.id, k.name, 0 as count from connectors k
+      where ${sql.in("k.id", [...connectorCounts.keys()])}`.pipe(Effect.flatMap(ConnectorRows))
+    const connectorName = new Map(connectorRows.map((k) => [k.id, k.name]))
+    const connectors = top(connectorCounts, caps.connectors, (id) => connectorName.get(id) ?? "").map(([id, count]) => ({
+      id,
+      name: connectorName.get(id) ?? null,
+      count
+    }))
+
+    // Without other filters the link tables answer alone, from their organization indexes.
+    const othersThan = (dimension: FacetDimension) => productConditions(sql, organizationId, filter, subtree, dimension)
+    const scoped = (dimension: FacetDimension, column: string) => {
+      const conditions = othersThan(dimension)
+      return conditions.length === 1
+        ? sql`1 = 1`
+        : sql`${sql.literal(column)} in (select p.id from products p where ${sql.and(conditions)})`
+    }
 
     const categoriesFound = filter.includeDescendants
       ? yield* sql`with recursive tree(ancestor, id, depth) as (
@@ -69,44 +154,20 @@ export const facetsOf = (
           select c.id, c.slug, c.name, cast(count(distinct pc.product_id) as integer) as count
           from tree join categories c on c.id = tree.ancestor
             join product_categories pc on pc.category_id = tree.id
-            join products p on p.id = pc.product_id
-          where ${where("categories")} group by c.id, c.slug, c.name order by count desc, c.name limit ${caps.categories}`.pipe(
-        Effect.flatMap(CategoryRows)
-      )
+          where pc.organization_id = ${organizationId} and ${scoped("categories", "pc.product_id")}
+          group by c.id, c.slug, c.name order by count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
       : yield* sql`select c.id, c.slug, c.name, cast(count(*) as integer) as count
-          from product_categories pc join products p on p.id = pc.product_id join categories c on c.id = pc.category_id
-          where ${where("categories")} group by c.id, c.slug, c.name order by count desc, c.name limit ${caps.categories}`.pipe(
-        Effect.flatMap(CategoryRows)
-      )
+          from product_categories pc join categories c on c.id = pc.category_id
+          where pc.organization_id = ${organizationId} and ${scoped("categories", "pc.product_id")}
+          group by c.id, c.slug, c.name order by count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
     const categories = yield* topUp(categoriesFound, caps.categories, (room) =>
       sql`select c.id, c.slug, c.name, 0 as count from categories c
         where c.organization_id = ${organizationId} and ${notIn("c.id", categoriesFound.map((c) => c.id))}
         order by c.name limit ${room}`.pipe(Effect.flatMap(CategoryRows)))
 
-    const brandsFound = yield* sql`select b.id, b.name, cast(count(*) as integer) as count
-      from products p join brands b on b.id = p.brand_id
-      where ${where("brands")} group by b.id, b.name order by count desc, b.name limit ${caps.brands}`.pipe(Effect.flatMap(NamedRows))
-    const brands = yield* topUp(brandsFound, caps.brands, (room) =>
-      sql`select b.id, b.name, 0 as count from brands b
-        where b.organization_id = ${organizationId} and ${notIn("b.id", brandsFound.map((b) => b.id))}
-        order by b.name limit ${room}`.pipe(Effect.flatMap(NamedRows)))
+    const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from product_tags t
+      where t.organization_id = ${organizationId} and ${scoped("tags", "t.product_id")}
+      group by t.tag order by count desc, t.tag limit ${caps.tags}`.pipe(Effect.flatMap(ValueRows))
 
-    const connectors = yield* sql`select p.source_connector_id as id, k.name, cast(count(*) as integer) as count
-      from products p left join connectors k on k.id = p.source_connector_id
-      where ${where("connectors")} and p.source_connector_id is not null
-      group by p.source_connector_id, k.name order by count desc, k.name limit ${caps.connectors}`.pipe(Effect.flatMap(ConnectorRows))
-
-    const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count
-      from product_tags t join products p on p.id = t.product_id
-      where ${where("tags")} group by t.tag order by count desc, t.tag limit ${caps.tags}`.pipe(Effect.flatMap(ValueRows))
-
-    return {
-      total: totalRow?.n ?? 0,
-      families,
-      statuses,
-      categories,
-      brands,
-      connectors,
-      tags
-    }
+    return { total, families, statuses, categories, brands, connectors, tags }
   })

@@ -225,6 +225,37 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.listed.data.every((p) => p.thumbnailUrl === null && p.categoryIds.length === 1)).toBe(true)
       }))
 
+    it.effect("counts each facet dimension with the other dimensions' filters applied, and only those", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const brands = yield* Brands
+          const acme = yield* brands.create({ name: "Acme" })
+          const other = yield* brands.create({ name: "Other" })
+          yield* products.create({ familyId: family.id, name: "a", brandId: acme.id, tags: ["x"] })
+          yield* products.create({ familyId: family.id, name: "b", brandId: acme.id, status: "archived", tags: ["x"] })
+          yield* products.create({ familyId: family.id, name: "c", brandId: other.id, tags: ["y"] })
+          yield* products.create({ familyId: family.id, name: "d", tags: ["y"] })
+          return {
+            acme: acme.id,
+            other: other.id,
+            byId: yield* products.facets({ status: "draft", brandId: acme.id }),
+            byName: yield* products.facets({ status: "draft", brand: "acme" })
+          }
+        }))
+        for (const f of [result.byId, result.byName]) {
+          // Both filters: only "a".
+          expect(f.total).toBe(1)
+          expect(f.families.map((x) => x.count)).toEqual([1])
+          expect(f.tags).toEqual([{ value: "x", count: 1 }])
+          // Statuses leave out the status filter: a (draft) and b (archived) of Acme.
+          expect(f.statuses).toEqual([{ value: "archived", count: 1 }, { value: "draft", count: 1 }])
+          // Brands leave out the brand filter: the drafts a (Acme), c (Other); d has no brand.
+          expect(f.brands).toEqual([{ id: result.acme, name: "Acme", count: 1 }, { id: result.other, name: "Other", count: 1 }])
+        }
+      }))
+
     it.effect("runs a bulk batch where each item stands alone, with one event per item that succeeded", () =>
       Effect.gen(function*() {
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {

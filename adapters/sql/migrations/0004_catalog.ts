@@ -76,6 +76,9 @@ export default Effect.gen(function*() {
   yield* sql.unsafe(
     `CREATE INDEX products_connector ON products (organization_id, source_connector_id) WHERE source_connector_id IS NOT NULL`
   )
+  // Covers the one grouped scan that counts the family, status, brand and connector facets
+  // without reading the wide product rows.
+  yield* sql.unsafe(`CREATE INDEX products_facets ON products (organization_id, family_id, status, brand_id, source_connector_id, id)`)
   yield* tenantTable("products")
 
   yield* sql.unsafe(`CREATE TABLE product_categories (
@@ -86,6 +89,7 @@ export default Effect.gen(function*() {
     PRIMARY KEY (product_id, category_id)
   )`)
   yield* sql.unsafe(`CREATE INDEX product_categories_category ON product_categories (category_id, product_id)`)
+  yield* sql.unsafe(`CREATE INDEX product_categories_org ON product_categories (organization_id, category_id, product_id)`)
   yield* tenantTable("product_categories")
 
   yield* sql.unsafe(`CREATE TABLE product_tags (
