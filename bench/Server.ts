@@ -93,10 +93,20 @@ const WithId = Schema.Struct({ id: Schema.String })
 const WithKey = Schema.Struct({ key: Schema.String })
 export const idOf = (json: unknown) => Schema.decodeUnknownSync(WithId)(json).id
 
+const isStaleSocket = (e: unknown) =>
+  e instanceof TypeError && typeof e.cause === "object" && e.cause !== null && "code" in e.cause && e.cause.code === "UND_ERR_SOCKET"
+
+/**
+ * fetch, with a GET retried once when a pooled keep-alive socket turns out to have been closed
+ * by the server's idle timeout just as it was reused (the bench pauses between phases).
+ */
+export const fetchRetrying = (url: string, init: RequestInit = {}): Promise<Response> =>
+  fetch(url, init).catch((e: unknown) => ((init.method ?? "GET") === "GET" && isStaleSocket(e) ? fetch(url, init) : Promise.reject(e)))
+
 /** A JSON client that fails loudly on any non-2xx answer. */
 export const client = (baseUrl: string, auth: string, headers: Record<string, string> = {}): Client => ({
   call: async (method, path, body) => {
-    const res = await fetch(baseUrl + path, {
+    const res = await fetchRetrying(baseUrl + path, {
       method,
       headers: { authorization: `Bearer ${auth}`, ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {})

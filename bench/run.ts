@@ -11,7 +11,7 @@ import { Effect, Redacted, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { ATTRIBUTES, attributeValues, pick, productName, random, TAGS } from "./Dataset.js"
 import { rawInsert, type RawRow } from "./RawInsert.js"
-import { type BenchServer, type Client, idOf, newTenant, startServer } from "./Server.js"
+import { type BenchServer, type Client, fetchRetrying, idOf, newTenant, startServer } from "./Server.js"
 import { measure, type Summary, summarize, table } from "./Stats.js"
 
 const arg = (name: string, fallback: string) => {
@@ -118,7 +118,7 @@ const benchDatabase = async (label: string, server: BenchServer, raw: { readonly
   const next = random(7)
   const words = ["waterproof", "jacket", "organic", "lamp", "vintage", "boot", "wireles", "kettel"]
   const get = (path: () => string) => () => api.call("GET", path()).then(() => undefined)
-  const hello = summarize(await measure("hello-world route (GET /healthz)", READS * 4, 8, () => fetch(`${server.baseUrl}/healthz`).then((r) => r.arrayBuffer()).then(() => undefined)))
+  const hello = summarize(await measure("hello-world route (GET /healthz)", READS * 4, 8, () => fetchRetrying(`${server.baseUrl}/healthz`).then((r) => r.arrayBuffer()).then(() => undefined)))
   const byId = summarize(await measure("GET /v1/products/{id}", READS * 4, 8, get(() => `/v1/products/${pick(next, ids)}`)))
   const reads: Array<Summary> = []
   const read = async (name: string, path: () => string) => reads.push(summarize(await measure(name, READS, 1, get(path))))
