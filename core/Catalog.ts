@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { ModifiersLive } from "./modifiers/Modifiers.js"
+import { ContentPagesLive } from "./content/ContentPages.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
 import { FamiliesLive } from "./schema/Families.js"
@@ -22,7 +23,8 @@ export const services = Layer.mergeAll(
   AttributesLive,
   FamiliesLive,
   AuditLogLive,
-  ConnectorsLive
+  ConnectorsLive,
+  ContentPagesLive
 ).pipe(
   Layer.provideMerge(AuthenticationLive)
 )

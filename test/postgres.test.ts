@@ -1,5 +1,6 @@
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
+import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
@@ -12,4 +13,5 @@ describe.runIf(available)("postgres", () => {
   modifiersSuite("postgres: modifiers", postgresStorage)
   schemaSuite("postgres: schema", postgresStorage)
   outboxSuite("postgres: outbox", postgresStorage)
+  contentPagesSuite("postgres: content pages", postgresStorage)
 })

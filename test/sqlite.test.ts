@@ -1,4 +1,5 @@
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
+import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
@@ -10,3 +11,4 @@ tenancySuite("sqlite: tenancy", storage)
 modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
+contentPagesSuite("sqlite: content pages", storage)

@@ -14,4 +14,6 @@ export interface AttributeValueTable {
 }
 
 /** Every table holding attribute values; a catalog table is added here when it lands. */
-export const ATTRIBUTE_VALUE_TABLES: ReadonlyArray<AttributeValueTable> = []
+export const ATTRIBUTE_VALUE_TABLES: ReadonlyArray<AttributeValueTable> = [
+  { table: "content_pages", entityKind: "content", usageKey: "contentPages" }
+]

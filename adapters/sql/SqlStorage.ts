@@ -8,6 +8,7 @@ import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
 import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
 import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
+import * as SqlContentPageRepository from "./SqlContentPageRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
@@ -32,7 +33,8 @@ export const repositories = Layer.mergeAll(
   SqlFamilyRepository.layer,
   SqlAttributeValueStore.layer,
   SqlConnectorRepository.layer,
-  SqlOutbox.layer
+  SqlOutbox.layer,
+  SqlContentPageRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */

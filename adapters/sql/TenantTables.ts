@@ -3,6 +3,7 @@
  * them all and the cascade delete counts them; a new tenant table is added here.
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
+  "content_pages",
   "modifiers",
   "family_attributes",
   "attribute_families",

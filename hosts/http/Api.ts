@@ -2,6 +2,7 @@ import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
+import { ContentPagesApi } from "./content/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
@@ -19,6 +20,7 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(FamiliesApi)
   .add(AuditApi)
   .add(ConnectorsApi)
+  .add(ContentPagesApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

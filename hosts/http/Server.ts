@@ -14,6 +14,8 @@ import { CatalogApi } from "./Api.js"
 import { AuditLive } from "./audit/Http.js"
 import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { ConnectorsLive } from "./connectors/Http.js"
+import { ContentPagesAuthLive } from "./content/Auth.js"
+import { ContentPagesLive } from "./content/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import { HealthLive } from "./health/Http.js"
@@ -68,9 +70,10 @@ const handlers = (config: HostConfig) =>
     SchemaHttp.AttributesLive,
     SchemaHttp.FamiliesLive,
     AuditLive,
-    ConnectorsLive
+    ConnectorsLive,
+    ContentPagesLive
   ).pipe(
-    Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
+    Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive))
   )
 
 /** The HTTP application on whatever `HttpServer` is provided (a real port, or a test server). */

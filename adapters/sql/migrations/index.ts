@@ -2,11 +2,13 @@ import tenancy from "./0001_tenancy.js"
 import schema from "./0002_schema.js"
 import outbox from "./0003_outbox.js"
 import modifiers from "./0008_modifiers.js"
+import contentPages from "./0009_content_pages.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
   "1_tenancy": tenancy,
   "2_schema": schema,
   "3_outbox": outbox,
-  "8_modifiers": modifiers
+  "8_modifiers": modifiers,
+  "9_content_pages": contentPages
 }
