@@ -1,5 +1,8 @@
 import { Layer } from "effect"
 import { ModifiersLive } from "./modifiers/Modifiers.js"
+import { BrandsLive } from "./catalog/Brands.js"
+import { CategoriesLive } from "./catalog/Categories.js"
+import { ProductsLive } from "./products/Products.js"
 import { ContentPagesLive } from "./content/ContentPages.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
@@ -27,4 +30,7 @@ export const services = Layer.mergeAll(
   ContentPagesLive
 ).pipe(
   Layer.provideMerge(AuthenticationLive)
+).pipe(
+  // Categories and brands validate their values through the schema's provisioned families.
+  (schema) => Layer.mergeAll(CategoriesLive, BrandsLive, ProductsLive).pipe(Layer.provideMerge(schema))
 )

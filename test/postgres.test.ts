@@ -1,3 +1,4 @@
+import { catalogSuite } from "./contract/catalog.js"
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
@@ -13,5 +14,6 @@ describe.runIf(available)("postgres", () => {
   modifiersSuite("postgres: modifiers", postgresStorage)
   schemaSuite("postgres: schema", postgresStorage)
   outboxSuite("postgres: outbox", postgresStorage)
+  catalogSuite("postgres: catalog", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)
 })

@@ -1,3 +1,4 @@
+import { catalogSuite } from "./contract/catalog.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
@@ -11,4 +12,5 @@ tenancySuite("sqlite: tenancy", storage)
 modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
+catalogSuite("sqlite: catalog", storage)
 contentPagesSuite("sqlite: content pages", storage)

@@ -15,5 +15,8 @@ export interface AttributeValueTable {
 
 /** Every table holding attribute values; a catalog table is added here when it lands. */
 export const ATTRIBUTE_VALUE_TABLES: ReadonlyArray<AttributeValueTable> = [
+  { table: "products", entityKind: "product", usageKey: "products" },
+  { table: "categories", entityKind: "category", usageKey: "categories" },
+  { table: "brands", entityKind: "brand", usageKey: "brands" },
   { table: "content_pages", entityKind: "content", usageKey: "contentPages" }
 ]

@@ -6,6 +6,8 @@ import { migrations } from "./migrations/index.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
 import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
+import * as SqlBrandRepository from "./SqlBrandRepository.js"
+import * as SqlCategoryRepository from "./SqlCategoryRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
 import * as SqlContentPageRepository from "./SqlContentPageRepository.js"
@@ -13,6 +15,7 @@ import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
 import * as SqlOrganizationRepository from "./SqlOrganizationRepository.js"
+import * as SqlProductRepository from "./SqlProductRepository.js"
 import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
 import * as SqlUserRepository from "./SqlUserRepository.js"
@@ -34,6 +37,9 @@ export const repositories = Layer.mergeAll(
   SqlAttributeValueStore.layer,
   SqlConnectorRepository.layer,
   SqlOutbox.layer,
+  SqlCategoryRepository.layer,
+  SqlBrandRepository.layer,
+  SqlProductRepository.layer,
   SqlContentPageRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 

@@ -4,6 +4,12 @@
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
   "content_pages",
+  "product_numbers",
+  "product_tags",
+  "product_categories",
+  "products",
+  "categories",
+  "brands",
   "modifiers",
   "family_attributes",
   "attribute_families",

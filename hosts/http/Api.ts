@@ -3,8 +3,10 @@ import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, Validat
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
 import { ContentPagesApi } from "./content/Api.js"
-import { HealthApi } from "./health/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
+import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
+import { HealthApi } from "./health/Api.js"
+import { ProductsApi } from "./products/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
@@ -20,6 +22,9 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(FamiliesApi)
   .add(AuditApi)
   .add(ConnectorsApi)
+  .add(CategoriesApi)
+  .add(BrandsApi)
+  .add(ProductsApi)
   .add(ContentPagesApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)

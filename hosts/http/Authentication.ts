@@ -1,7 +1,8 @@
 import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Crypto } from "../../core/shared/Crypto.js"
-import { Unauthenticated } from "../../core/shared/Errors.js"
+import { CatalogSettings } from "../../core/shared/CatalogSettings.js"
+import { Forbidden, Unauthenticated } from "../../core/shared/Errors.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Authentication, type ResolvedTenant } from "../../core/tenancy/Authentication.js"
 import type { Principal } from "../../core/tenancy/Principal.js"
@@ -51,11 +52,16 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
     Effect.gen(function*() {
       const auth = yield* Authentication
       const crypto = yield* Crypto
+      const settings = yield* CatalogSettings
       return Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
+        const isOrgCreate = request.method === "POST" && request.url.split("?")[0] === "/v1/organizations"
+        // A single-tenant deployment has no organization creation at all, whoever asks.
+        if (isOrgCreate && settings.tenancy === "single") {
+          return yield* new Forbidden({ message: "this deployment serves a single organization" })
+        }
         const presented = request.headers["x-pim-service-key"]
         if (presented !== undefined) {
-          const isOrgCreate = request.method === "POST" && request.url.split("?")[0] === "/v1/organizations"
           const accepted = isOrgCreate && Option.isSome(serviceKey) &&
             crypto.safeEqual(presented, Redacted.value(serviceKey.value))
           if (!accepted) return yield* new Unauthenticated({ message: "service key not accepted" })

@@ -53,3 +53,15 @@ export const ValidationFailedWire = Schema.transform(Envelope, ValidationFailed,
   }),
   encode: (e) => envelope("validation_failed", e.message, { issues: e.issues })
 }).annotations(HttpApiSchema.annotations({ status: 422 }))
+
+/** A core error as the envelope's `error` object, for failures reported inside a 200 body (bulk items). */
+export const errorObject = (e: NotFound | Conflict | ValidationFailed): Envelope["error"] => {
+  switch (e._tag) {
+    case "NotFound":
+      return Schema.encodeSync(NotFoundWire)(e).error
+    case "Conflict":
+      return Schema.encodeSync(ConflictWire)(e).error
+    case "ValidationFailed":
+      return Schema.encodeSync(ValidationFailedWire)(e).error
+  }
+}

@@ -18,8 +18,10 @@ import { ContentPagesAuthLive } from "./content/Auth.js"
 import { ContentPagesLive } from "./content/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
+import * as CatalogHttp from "./catalog/Http.js"
 import { HealthLive } from "./health/Http.js"
 import { ModifiersLive } from "./modifiers/Http.js"
+import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
@@ -71,6 +73,9 @@ const handlers = (config: HostConfig) =>
     SchemaHttp.FamiliesLive,
     AuditLive,
     ConnectorsLive,
+    CatalogHttp.CategoriesLive,
+    CatalogHttp.BrandsLive,
+    ProductsHttp.ProductsLive,
     ContentPagesLive
   ).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive))

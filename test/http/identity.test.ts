@@ -165,6 +165,9 @@ describe("single-tenant deployments", () => {
       const create = await single.request("POST", "/v1/organizations", { auth: key, body: { name: "x", slug: "x" } })
       expect(create.status).toBe(403)
       expect(create.json.error.code).toBe("forbidden")
+      const byService = await single.request("POST", "/v1/organizations", { headers: { "x-pim-service-key": "any" }, body: { name: "x", slug: "x" } })
+      expect(byService.status).toBe(403)
+      expect((await single.request("POST", "/v1/organizations", { body: { name: "x", slug: "x" } })).status).toBe(403)
     } finally {
       await single.close()
     }

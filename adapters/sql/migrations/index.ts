@@ -1,6 +1,7 @@
 import tenancy from "./0001_tenancy.js"
 import schema from "./0002_schema.js"
 import outbox from "./0003_outbox.js"
+import catalog from "./0004_catalog.js"
 import modifiers from "./0008_modifiers.js"
 import contentPages from "./0009_content_pages.js"
 
@@ -9,6 +10,7 @@ export const migrations = {
   "1_tenancy": tenancy,
   "2_schema": schema,
   "3_outbox": outbox,
+  "4_catalog": catalog,
   "8_modifiers": modifiers,
   "9_content_pages": contentPages
 }

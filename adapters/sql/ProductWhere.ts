@@ -1,0 +1,51 @@
+import type { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import type { FacetDimension, ProductFilter } from "../../core/products/ProductFilter.js"
+import { searchOf } from "./ProductSearch.js"
+
+/**
+ * The conditions of a product query over `products p`, every filter but `omit` (a facet
+ * dimension is counted without its own filter). `subtree` is the category filter's ids when
+ * it covers descendants.
+ */
+export const productConditions = (
+  sql: SqlClient.SqlClient,
+  organizationId: string,
+  filter: ProductFilter,
+  subtree: ReadonlyArray<string> | undefined,
+  omit?: FacetDimension
+): ReadonlyArray<Fragment> => {
+  const c: Array<Fragment> = [sql`p.organization_id = ${organizationId}`]
+  if (filter.status !== undefined && omit !== "statuses") c.push(sql`p.status = ${filter.status}`)
+  if (filter.search !== undefined) c.push(searchOf(sql, filter.search).where)
+  if (filter.slug !== undefined) c.push(sql`p.slug = ${filter.slug}`)
+  if (filter.familyId !== undefined && omit !== "families") c.push(sql`p.family_id = ${filter.familyId}`)
+  if (filter.categoryId !== undefined && omit !== "categories") {
+    const ids = subtree ?? [filter.categoryId]
+    c.push(sql`p.id in (select pc.product_id from product_categories pc where ${sql.in("pc.category_id", ids)})`)
+  }
+  if (filter.brand !== undefined && omit !== "brands") {
+    c.push(sql`p.brand_id in (select b.id from brands b where b.organization_id = ${organizationId}
+      and (b.slug = ${filter.brand} or lower(b.name) = ${filter.brand.toLowerCase()}))`)
+  }
+  if (filter.brandId !== undefined && omit !== "brands") c.push(sql`p.brand_id = ${filter.brandId}`)
+  if (filter.ids !== undefined) c.push(filter.ids.length === 0 ? sql`1 = 0` : sql.in("p.id", filter.ids))
+  if (filter.tags !== undefined && omit !== "tags") {
+    c.push(sql`p.id in (select t.product_id from product_tags t
+      where t.organization_id = ${organizationId} and ${sql.in("t.tag", filter.tags)}
+      group by t.product_id having count(*) = ${filter.tags.length})`)
+  }
+  if (filter.connectorId !== undefined && omit !== "connectors") c.push(sql`p.source_connector_id = ${filter.connectorId}`)
+  if (filter.updatedSince !== undefined) c.push(sql`p.updated_at >= ${filter.updatedSince}`)
+  if (filter.numeric !== undefined) {
+    const n = filter.numeric
+    c.push(sql`p.id in (select n.product_id from product_numbers n where ${
+      sql.and([
+        sql`n.attribute_id = ${n.attributeId}`,
+        ...(n.min !== undefined ? [sql`n.value >= ${n.min}`] : []),
+        ...(n.max !== undefined ? [sql`n.value <= ${n.max}`] : [])
+      ])
+    })`)
+  }
+  return c
+}

@@ -1,0 +1,102 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer, Option, Schema } from "effect"
+import { Brand } from "../../core/catalog/Brand.js"
+import { BrandRepository } from "../../core/catalog/BrandRepository.js"
+import { StoredAttributeValues } from "../../core/catalog/Category.js"
+import { Conflict } from "../../core/shared/Errors.js"
+import { BooleanColumn, JsonColumn, toJson } from "./Columns.js"
+import { isUniqueViolation } from "./SqlErrors.js"
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  attributes: JsonColumn(StoredAttributeValues),
+  createdBy: Schema.NullOr(Schema.String),
+  updatedBy: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
+const ClashRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ byName: BooleanColumn })))
+
+const columns = (b: Brand) => ({
+  id: b.id,
+  organizationId: b.organizationId,
+  name: b.name,
+  slug: b.slug,
+  attributes: toJson(b.attributes),
+  createdBy: b.createdBy,
+  updatedBy: b.updatedBy,
+  createdAt: b.createdAt,
+  updatedAt: b.updatedAt
+})
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const all = (rows: ReadonlyArray<unknown>) => Effect.map(Effect.orDie(decodeRows(rows)), (r) => r.map((row) => new Brand(row)))
+
+  // Asked before writing: after a refused write Postgres accepts no statement until rollback.
+  const clash = (b: Brand) =>
+    sql`select lower(name) = ${b.name.toLowerCase()} as by_name from brands
+        where organization_id = ${b.organizationId} and id <> ${b.id}
+          and (lower(name) = ${b.name.toLowerCase()} or slug = ${b.slug}) limit 1`.pipe(
+      Effect.flatMap(ClashRows),
+      Effect.orDie,
+      Effect.flatMap((rows) =>
+        rows[0] === undefined ? Effect.void : Effect.fail(
+          new Conflict({ message: rows[0].byName ? `brand name ${b.name} is taken` : `brand slug ${b.slug} is taken` })
+        )
+      )
+    )
+  const conflict = (b: Brand) => (e: SqlError) =>
+    isUniqueViolation(e) ? Effect.fail(new Conflict({ message: `brand name ${b.name} or slug ${b.slug} is taken` })) : Effect.die(e)
+
+  return BrandRepository.of({
+    insert: (b) =>
+      clash(b).pipe(
+        Effect.zipRight(sql`insert into brands ${sql.insert(columns(b))}`),
+        Effect.asVoid,
+        Effect.catchTag("SqlError", conflict(b))
+      ),
+    update: (b) => {
+      const { id: _, organizationId: __, createdAt: ___, createdBy: ____, ...set } = columns(b)
+      return clash(b).pipe(
+        Effect.zipRight(sql`update brands set ${sql.update(set)} where organization_id = ${b.organizationId} and id = ${b.id}`),
+        Effect.asVoid,
+        Effect.catchTag("SqlError", conflict(b))
+      )
+    },
+    delete: (organizationId, id, at) =>
+      Effect.gen(function*() {
+        yield* sql`update products set brand_id = null, updated_at = ${at} where organization_id = ${organizationId} and brand_id = ${id}`
+        yield* sql`delete from brands where organization_id = ${organizationId} and id = ${id}`
+      }).pipe(Effect.orDie),
+    findById: (organizationId, id) =>
+      sql`select * from brands where organization_id = ${organizationId} and id = ${id}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(all),
+        Effect.map((r) => Option.fromNullable(r[0]))
+      ),
+    list: (organizationId) =>
+      sql`select * from brands where organization_id = ${organizationId} order by lower(name), id`.pipe(Effect.orDie, Effect.flatMap(all)),
+    existing: (organizationId, ids) =>
+      ids.length === 0 ? Effect.succeed(new Set<string>()) : sql`select id from brands where organization_id = ${organizationId} and ${sql.in("id", ids)}`.pipe(
+        Effect.flatMap(IdRows),
+        Effect.map((rows) => new Set(rows.map((r) => r.id))),
+        Effect.orDie
+      ),
+    slugsTaken: (organizationId, slugs) =>
+      slugs.length === 0 ? Effect.succeed(new Set<string>()) : sql`select slug from brands where organization_id = ${organizationId} and ${sql.in("slug", slugs)}`.pipe(
+        Effect.flatMap(SlugRows),
+        Effect.map((rows) => new Set(rows.map((r) => r.slug))),
+        Effect.orDie
+      )
+  })
+})
+
+export const layer = Layer.effect(BrandRepository, make)

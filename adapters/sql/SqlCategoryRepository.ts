@@ -1,0 +1,113 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer, Option, Schema } from "effect"
+import { Category, StoredAttributeValues } from "../../core/catalog/Category.js"
+import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
+import { Conflict } from "../../core/shared/Errors.js"
+import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { isUniqueViolation } from "./SqlErrors.js"
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  parentId: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  slug: Schema.String,
+  position: IntColumn,
+  attributes: JsonColumn(StoredAttributeValues),
+  createdBy: Schema.NullOr(Schema.String),
+  updatedBy: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
+
+const columns = (c: Category) => ({
+  id: c.id,
+  organizationId: c.organizationId,
+  parentId: c.parentId,
+  name: c.name,
+  slug: c.slug,
+  position: c.position,
+  attributes: toJson(c.attributes),
+  createdBy: c.createdBy,
+  updatedBy: c.updatedBy,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt
+})
+
+const conflict = (c: Category) => (e: SqlError) =>
+  isUniqueViolation(e) ? Effect.fail(new Conflict({ message: `category slug ${c.slug} is taken` })) : Effect.die(e)
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const all = (rows: ReadonlyArray<unknown>) =>
+    Effect.map(Effect.orDie(decodeRows(rows)), (r) => r.map((row) => new Category(row)))
+
+  return CategoryRepository.of({
+    insert: (c) => sql`insert into categories ${sql.insert(columns(c))}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", conflict(c))),
+    update: (c) => {
+      const { id: _, organizationId: __, createdAt: ___, createdBy: ____, ...set } = columns(c)
+      return sql`update categories set ${sql.update(set)} where organization_id = ${c.organizationId} and id = ${c.id}`.pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", conflict(c))
+      )
+    },
+    delete: (organizationId, id, at) =>
+      Effect.gen(function*() {
+        yield* sql`update products set updated_at = ${at}
+                   where organization_id = ${organizationId}
+                     and id in (select product_id from product_categories where category_id = ${id})`
+        yield* sql`delete from categories where organization_id = ${organizationId} and id = ${id}`
+      }).pipe(Effect.orDie),
+    findById: (organizationId, id) =>
+      sql`select * from categories where organization_id = ${organizationId} and id = ${id}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(all),
+        Effect.map((r) => Option.fromNullable(r[0]))
+      ),
+    list: (organizationId, query) => {
+      const like = query.q === undefined ? undefined : `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      return sql`select * from categories where ${
+        sql.and([
+          sql`organization_id = ${organizationId}`,
+          ...(query.parentId !== undefined ? [sql`parent_id = ${query.parentId}`] : []),
+          ...(like !== undefined ? [sql`(lower(name) like ${like} escape '\\' or slug like ${like} escape '\\')`] : [])
+        ])
+      } order by position, name, id`.pipe(Effect.orDie, Effect.flatMap(all))
+    },
+    hasChildren: (organizationId, id) =>
+      sql`select id from categories where organization_id = ${organizationId} and parent_id = ${id} limit 1`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    ancestors: (organizationId, id) =>
+      sql`with recursive up(id, parent_id, depth) as (
+            select id, parent_id, 0 from categories where organization_id = ${organizationId} and id = ${id}
+            union all
+            select c.id, c.parent_id, up.depth + 1 from categories c join up on c.id = up.parent_id
+            where c.organization_id = ${organizationId} and up.depth < 1000
+          )
+          select id from up where depth > 0 order by depth`.pipe(
+        Effect.flatMap(IdRows),
+        Effect.map((rows) => rows.map((r) => r.id)),
+        Effect.orDie
+      ),
+    existing: (organizationId, ids) =>
+      ids.length === 0 ? Effect.succeed(new Set<string>()) : sql`select id from categories where organization_id = ${organizationId} and ${sql.in("id", ids)}`.pipe(
+        Effect.flatMap(IdRows),
+        Effect.map((rows) => new Set(rows.map((r) => r.id))),
+        Effect.orDie
+      ),
+    slugsTaken: (organizationId, slugs) =>
+      slugs.length === 0 ? Effect.succeed(new Set<string>()) : sql`select slug from categories where organization_id = ${organizationId} and ${sql.in("slug", slugs)}`.pipe(
+        Effect.flatMap(SlugRows),
+        Effect.map((rows) => new Set(rows.map((r) => r.slug))),
+        Effect.orDie
+      )
+  })
+})
+
+export const layer = Layer.effect(CategoryRepository, make)

@@ -1,0 +1,240 @@
+import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Layer, Option, Schema } from "effect"
+import { StoredAttributeValues } from "../../core/catalog/Category.js"
+import { ProductStatus, type ProductRecord } from "../../core/products/Product.js"
+import type { ProductFilter, ProductPage, ProductSort } from "../../core/products/ProductFilter.js"
+import { ProductRepository, type ProductWrite } from "../../core/products/ProductRepository.js"
+import { AttributeType } from "../../core/schema/AttributeValues.js"
+import { Conflict } from "../../core/shared/Errors.js"
+import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { facetsOf } from "./ProductFacets.js"
+import { prepareSearch, searchOf } from "./ProductSearch.js"
+import { productConditions } from "./ProductWhere.js"
+import { isUniqueViolation } from "./SqlErrors.js"
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  familyId: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  status: ProductStatus,
+  brandId: Schema.NullOr(Schema.String),
+  attributes: JsonColumn(StoredAttributeValues),
+  tags: JsonColumn(Schema.Array(Schema.String)),
+  sourceConnectorId: Schema.NullOr(Schema.String),
+  createdBy: Schema.NullOr(Schema.String),
+  updatedBy: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+type Row = typeof Row.Type
+const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Schema.String, categoryId: Schema.String })))
+const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
+const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+const CountRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))
+const AttributeRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, type: AttributeType })))
+
+/** The record's columns, never the dialect's extras (SQLite's seq, Postgres' search vector). */
+const COLUMNS = `p.id, p.organization_id, p.family_id, p.name, p.slug, p.status, p.brand_id, p.attributes, p.tags,
+  p.source_connector_id, p.created_by, p.updated_by, p.created_at, p.updated_at`
+
+const SORT_COLUMNS: Readonly<Record<"name" | "slug" | "status" | "updatedAt" | "createdAt", string>> = {
+  name: "p.name",
+  slug: "p.slug",
+  status: "p.status",
+  updatedAt: "p.updated_at",
+  createdAt: "p.created_at"
+}
+
+/** Rows per multi-row insert: far below both drivers' bound-parameter limits. */
+const CHUNK = 500
+
+const chunks = <A>(rows: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK))
+  return out
+}
+
+const productColumns = (w: ProductWrite) => {
+  const p = w.product
+  return {
+    id: p.id,
+    organizationId: p.organizationId,
+    familyId: p.familyId,
+    name: p.name,
+    slug: p.slug,
+    status: p.status,
+    brandId: p.brandId,
+    attributes: toJson(p.attributes),
+    tags: toJson(p.tags),
+    sourceConnectorId: p.sourceConnectorId,
+    searchText: w.index.searchText,
+    createdBy: p.createdBy,
+    updatedBy: p.updatedBy,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt
+  }
+}
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const slugConflict = (writes: ReadonlyArray<ProductWrite>) =>
+    new Conflict({ message: writes.length === 1 ? `product slug ${writes[0]?.product.slug} is taken` : "a product slug is taken" })
+
+  /** Tags, category links and sortable numbers of the products, in multi-row inserts. */
+  const insertSideRows = (writes: ReadonlyArray<ProductWrite>) =>
+    Effect.gen(function*() {
+      const tags = writes.flatMap((w) => w.product.tags.map((tag) => ({ organizationId: w.product.organizationId, productId: w.product.id, tag })))
+      const links = writes.flatMap((w) =>
+        w.product.categoryIds.map((categoryId, position) => ({ organizationId: w.product.organizationId, productId: w.product.id, categoryId, position }))
+      )
+      const numbers = writes.flatMap((w) =>
+        w.index.numbers.map((n) => ({ organizationId: w.product.organizationId, productId: w.product.id, attributeId: n.attributeId, value: n.value }))
+      )
+      for (const chunk of chunks(tags)) yield* sql`insert into product_tags ${sql.insert(chunk)}`
+      for (const chunk of chunks(links)) yield* sql`insert into product_categories ${sql.insert(chunk)}`
+      for (const chunk of chunks(numbers)) yield* sql`insert into product_numbers ${sql.insert(chunk)}`
+    })
+
+  const withCategories = (rows: ReadonlyArray<Row>): Effect.Effect<ReadonlyArray<ProductRecord>> =>
+    Effect.gen(function*() {
+      if (rows.length === 0) return []
+      const links = yield* sql`select product_id, category_id from product_categories
+        where ${sql.in("product_id", rows.map((r) => r.id))} order by position`.pipe(Effect.flatMap(LinkRows))
+      const byProduct = new Map<string, Array<string>>()
+      for (const l of links) byProduct.set(l.productId, [...(byProduct.get(l.productId) ?? []), l.categoryId])
+      return rows.map((r) => ({ ...r, categoryIds: byProduct.get(r.id) ?? [] }))
+    }).pipe(Effect.orDie)
+
+  const select = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
+    statement.pipe(Effect.flatMap(decodeRows), Effect.orDie, Effect.flatMap(withCategories))
+
+  /** The category and its descendants, for `includeDescendants`. */
+  const subtreeOf = (organizationId: string, filter: ProductFilter) =>
+    filter.categoryId === undefined || !filter.includeDescendants
+      ? Effect.succeed(undefined)
+      : sql`with recursive tree(id, depth) as (
+              select id, 0 from categories where organization_id = ${organizationId} and id = ${filter.categoryId}
+              union all
+              select c.id, tree.depth + 1 from categories c join tree on c.parent_id = tree.id
+              where c.organization_id = ${organizationId} and tree.depth < 1000
+            )
+            select id from tree`.pipe(Effect.flatMap(IdRows), Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
+
+  const where = (conditions: ReadonlyArray<Fragment>) => sql.and(conditions)
+
+  const list = (
+    organizationId: string,
+    filter: ProductFilter,
+    sort: ProductSort,
+    page: { readonly limit: number; readonly offset: number; readonly withTotal: boolean }
+  ): Effect.Effect<ProductPage> =>
+    Effect.gen(function*() {
+      if (filter.search !== undefined) yield* prepareSearch(sql)
+      const subtree = yield* subtreeOf(organizationId, filter)
+      const conditions = productConditions(sql, organizationId, filter, subtree)
+      const dir = sql.literal(sort.dir === "desc" ? "desc" : "asc")
+      const take = page.limit + 1
+      let rows: ReadonlyArray<ProductRecord>
+      if (sort.by === "attribute") {
+        rows = yield* attributeSorted(conditions, sort.attributeId, dir, take, page.offset)
+      } else if (sort.by === "relevance") {
+        const score = filter.search === undefined ? sql`0` : searchOf(sql, filter.search).score
+        rows = yield* select(sql`select ${sql.literal(COLUMNS)} from products p where ${where(conditions)}
+          order by ${score} desc, p.id limit ${take} offset ${page.offset}`)
+      } else {
+        const column = sql.literal(SORT_COLUMNS[sort.by])
+        rows = yield* select(sql`select ${sql.literal(COLUMNS)} from products p where ${where(conditions)}
+          order by ${column} ${dir}, p.id ${dir} limit ${take} offset ${page.offset}`)
+      }
+      const total = page.withTotal
+        ? yield* sql`select cast(count(*) as integer) as n from products p where ${where(conditions)}`.pipe(
+          Effect.flatMap(CountRows),
+          Effect.map((r) => r[0]?.n ?? 0),
+          Effect.orDie
+        )
+        : undefined
+      return { items: rows.slice(0, page.limit), hasMore: rows.length > page.limit, total }
+    }).pipe(Effect.orDie)
+
+  /**
+   * Products with the value in value order (an index walk), then those without it: the second
+   * query runs only for the page that reaches past the last valued product.
+   */
+  const attributeSorted = (conditions: ReadonlyArray<Fragment>, attributeId: string, dir: Fragment, take: number, offset: number) =>
+    Effect.gen(function*() {
+      const valued = yield* select(sql`select ${sql.literal(COLUMNS)} from products p
+        join product_numbers n on n.product_id = p.id and n.attribute_id = ${attributeId}
+        where ${where(conditions)} order by n.value ${dir}, p.id ${dir} limit ${take} offset ${offset}`)
+      if (valued.length >= take) return valued
+      let skip = 0
+      if (valued.length === 0 && offset > 0) {
+        const [count] = yield* sql`select cast(count(*) as integer) as n from products p
+          join product_numbers n on n.product_id = p.id and n.attribute_id = ${attributeId}
+          where ${where(conditions)}`.pipe(Effect.flatMap(CountRows), Effect.orDie)
+        skip = Math.max(0, offset - (count?.n ?? 0))
+      }
+      const missing = yield* select(sql`select ${sql.literal(COLUMNS)} from products p
+        where ${where(conditions)}
+          and not exists (select 1 from product_numbers n where n.product_id = p.id and n.attribute_id = ${attributeId})
+        order by p.id ${dir} limit ${take - valued.length} offset ${skip}`)
+      return [...valued, ...missing]
+    })
+
+  return ProductRepository.of({
+    insert: (writes) =>
+      Effect.gen(function*() {
+        for (const chunk of chunks(writes)) yield* sql`insert into products ${sql.insert(chunk.map(productColumns))}`
+        yield* insertSideRows(writes)
+      }).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(slugConflict(writes)) : Effect.die(e)))),
+    update: (write) =>
+      Effect.gen(function*() {
+        const { id, organizationId, createdAt: _, createdBy: __, ...set } = productColumns(write)
+        yield* sql`update products set ${sql.update(set)} where organization_id = ${organizationId} and id = ${id}`
+        yield* sql`delete from product_tags where product_id = ${id}`
+        yield* sql`delete from product_categories where product_id = ${id}`
+        yield* sql`delete from product_numbers where product_id = ${id}`
+        yield* insertSideRows([write])
+      }).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(slugConflict([write])) : Effect.die(e)))),
+    delete: (organizationId, id) =>
+      sql`delete from products where organization_id = ${organizationId} and id = ${id} returning id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    findById: (organizationId, id) =>
+      select(sql`select ${sql.literal(COLUMNS)} from products p where p.organization_id = ${organizationId} and p.id = ${id}`).pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]))
+      ),
+    findByIds: (organizationId, ids) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : select(sql`select ${sql.literal(COLUMNS)} from products p where p.organization_id = ${organizationId} and ${sql.in("p.id", ids)}`),
+    slugsTaken: (organizationId, slugs) =>
+      slugs.length === 0
+        ? Effect.succeed(new Set<string>())
+        : sql`select slug from products where organization_id = ${organizationId} and ${sql.in("slug", slugs)}`.pipe(
+          Effect.flatMap(SlugRows),
+          Effect.map((rows) => new Set(rows.map((r) => r.slug))),
+          Effect.orDie
+        ),
+    list,
+    facets: (organizationId, filter, options) =>
+      Effect.gen(function*() {
+        if (filter.search !== undefined) yield* prepareSearch(sql)
+        const subtree = yield* subtreeOf(organizationId, filter)
+        return yield* facetsOf(sql, organizationId, filter, subtree, options)
+      }).pipe(Effect.orDie),
+    productAttribute: (organizationId, code) =>
+      sql`select id, type from attributes where organization_id = ${organizationId} and entity_kind = 'product' and code = ${code}`.pipe(
+        Effect.flatMap(AttributeRows),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+  })
+})
+
+export const layer = Layer.effect(ProductRepository, make)

@@ -1,0 +1,30 @@
+import { Schema } from "effect"
+import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
+import { AttributeValuesField, StoredAttributeValues } from "./Category.js"
+
+/** A brand; its name is unique per organization, ignoring case. */
+export class Brand extends Schema.Class<Brand>("Brand")({
+  id: Uuid,
+  organizationId: Uuid,
+  name: Schema.String,
+  slug: Schema.String,
+  attributes: StoredAttributeValues,
+  createdBy: Schema.NullOr(Schema.String),
+  updatedBy: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+export const CreateBrand = Schema.Struct({
+  name: NonEmptyString,
+  slug: Schema.optional(Slug),
+  attributes: Schema.optional(AttributeValuesField)
+})
+export type CreateBrand = typeof CreateBrand.Type
+
+export const UpdateBrand = Schema.Struct({
+  name: Schema.optional(NonEmptyString),
+  slug: Schema.optional(Slug),
+  attributes: Schema.optional(AttributeValuesField)
+})
+export type UpdateBrand = typeof UpdateBrand.Type

@@ -1,0 +1,20 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Conflict } from "../shared/Errors.js"
+import type { Brand } from "./Brand.js"
+
+/** The brands of each organization. */
+export class BrandRepository extends Context.Tag("catalog/BrandRepository")<BrandRepository, {
+  /** Fails with Conflict when the name (ignoring case) or the slug is taken. */
+  readonly insert: (brand: Brand) => Effect.Effect<void, Conflict>
+  /** Writes every field of `brand`; fails with Conflict when the name or the slug is taken. */
+  readonly update: (brand: Brand) => Effect.Effect<void, Conflict>
+  /** Deletes the brand; its products lose it and have their `updatedAt` set to `at`. */
+  readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<void>
+  readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Brand>>
+  /** Ordered by name. */
+  readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<Brand>>
+  /** Which of `ids` exist in the organization. */
+  readonly existing: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+  /** Which of `slugs` are taken in the organization. */
+  readonly slugsTaken: (organizationId: string, slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+}>() {}

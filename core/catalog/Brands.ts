@@ -1,0 +1,106 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { Families } from "../schema/Families.js"
+import { actorId } from "../schema/Tenant.js"
+import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
+import { Crypto } from "../shared/Crypto.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { Brand, type CreateBrand, type UpdateBrand } from "./Brand.js"
+import { BrandRepository } from "./BrandRepository.js"
+import { freeSlug } from "./Categories.js"
+import { writeEntityAttributes } from "./EntityAttributes.js"
+
+export class Brands extends Context.Tag("catalog/Brands")<Brands, {
+  readonly list: Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
+  /** Fails with Conflict when the name (ignoring case) or the slug is taken. */
+  readonly create: (input: CreateBrand) => Effect.Effect<Brand, ValidationFailed | Conflict, CurrentTenant>
+  readonly get: (id: string) => Effect.Effect<Brand, NotFound, CurrentTenant>
+  readonly update: (id: string, patch: UpdateBrand) => Effect.Effect<Brand, NotFound | ValidationFailed | Conflict, CurrentTenant>
+  /** Its products lose the brand. */
+  readonly delete: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
+}>() {}
+
+export const makeBrands = Effect.gen(function*() {
+  const repo = yield* BrandRepository
+  const families = yield* Families
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+  const inTenant = <A, E, R>(f: (organizationId: string, actor: string | null) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) =>
+      uow.tenant(t.organizationId, f(t.organizationId, actorId(t.actor)).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))))
+
+  const find = (organizationId: string, id: string) =>
+    Effect.flatMap(repo.findById(organizationId, id), Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "brand", id })),
+      onSome: Effect.succeed
+    }))
+
+  const list = inTenant((organizationId) => repo.list(organizationId))
+
+  const create = (input: CreateBrand) =>
+    inTenant((organizationId, actor) =>
+      Effect.gen(function*() {
+        const id = yield* crypto.uuid
+        const { values } = yield* writeEntityAttributes(families, "brand", {}, input.attributes)
+        const slug = input.slug ?? (yield* freeSlug(input.name, id, "brand", (s) => repo.slugsTaken(organizationId, s)))
+        const at = yield* now
+        const brand = new Brand({
+          id,
+          organizationId,
+          name: input.name,
+          slug,
+          attributes: values,
+          createdBy: actor,
+          updatedBy: actor,
+          createdAt: at,
+          updatedAt: at
+        })
+        yield* repo.insert(brand)
+        yield* emit({ name: "brand.created", entityType: "brand", entityId: id, payload: { slug } })
+        return brand
+      })
+    )
+
+  const get = (id: string) => inTenant((organizationId) => find(organizationId, id))
+
+  const update = (id: string, patch: UpdateBrand) =>
+    inTenant((organizationId, actor) =>
+      Effect.gen(function*() {
+        const current = yield* find(organizationId, id)
+        const { values, touched } = yield* writeEntityAttributes(families, "brand", current.attributes, patch.attributes)
+        const next = new Brand({
+          ...current,
+          name: patch.name ?? current.name,
+          slug: patch.slug ?? current.slug,
+          attributes: values,
+          updatedBy: actor,
+          updatedAt: yield* now
+        })
+        const changed = [
+          ...(["name", "slug"] as const).filter((k) => next[k] !== current[k]),
+          ...touched.map((code) => `attributes.${code}`)
+        ]
+        if (changed.length === 0) return current
+        yield* repo.update(next)
+        yield* emit({ name: "brand.updated", entityType: "brand", entityId: id, payload: { changed_fields: changed } })
+        return next
+      })
+    )
+
+  const remove = (id: string) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const current = yield* find(organizationId, id)
+        yield* repo.delete(organizationId, id, yield* now)
+        yield* emit({ name: "brand.deleted", entityType: "brand", entityId: id, payload: { slug: current.slug } })
+      })
+    )
+
+  return Brands.of({ list, create, get, update, delete: remove })
+})
+
+export const BrandsLive = Layer.effect(Brands, makeBrands)

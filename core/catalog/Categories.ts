@@ -1,0 +1,142 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { Families } from "../schema/Families.js"
+import { actorId } from "../schema/Tenant.js"
+import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Crypto } from "../shared/Crypto.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { Category, type CreateCategory, type ListCategoriesQuery, type UpdateCategory } from "./Category.js"
+import { CategoryRepository } from "./CategoryRepository.js"
+import { writeEntityAttributes } from "./EntityAttributes.js"
+import { slugify } from "./Text.js"
+
+export class Categories extends Context.Tag("catalog/Categories")<Categories, {
+  readonly list: (query: ListCategoriesQuery) => Effect.Effect<ReadonlyArray<Category>, never, CurrentTenant>
+  readonly create: (input: CreateCategory) => Effect.Effect<Category, ValidationFailed | Conflict, CurrentTenant>
+  readonly get: (id: string) => Effect.Effect<Category, NotFound, CurrentTenant>
+  /** A move under itself or one of its descendants is refused (422). */
+  readonly update: (id: string, patch: UpdateCategory) => Effect.Effect<Category, NotFound | ValidationFailed | Conflict, CurrentTenant>
+  /** Refused (409) while the category has children; its products lose the assignment. */
+  readonly delete: (id: string) => Effect.Effect<void, NotFound | Conflict, CurrentTenant>
+}>() {}
+
+/** A slug for an entity written without one: from its name, then suffixed with part of its id. */
+export const freeSlug = (
+  name: string,
+  id: string,
+  fallback: string,
+  taken: (slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+) =>
+  Effect.gen(function*() {
+    const base = slugify(name) || fallback
+    const candidates = [base, `${base.slice(0, 71)}-${id.replace(/-/g, "").slice(-8)}`]
+    const used = yield* taken(candidates)
+    return candidates.find((c) => !used.has(c)) ?? `${base.slice(0, 40)}-${id}`
+  })
+
+export const makeCategories = Effect.gen(function*() {
+  const repo = yield* CategoryRepository
+  const families = yield* Families
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+  const inTenant = <A, E, R>(f: (organizationId: string, actor: string | null) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) =>
+      uow.tenant(t.organizationId, f(t.organizationId, actorId(t.actor)).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))))
+
+  const find = (organizationId: string, id: string) =>
+    Effect.flatMap(repo.findById(organizationId, id), Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "category", id })),
+      onSome: Effect.succeed
+    }))
+
+  const checkParent = (organizationId: string, parentId: string) =>
+    Effect.flatMap(repo.existing(organizationId, [parentId]), (found) =>
+      found.has(parentId) ? Effect.void : Effect.fail(ValidationFailed.one(["parentId"], `category ${parentId} does not exist`, "unknown_category")))
+
+  const slugTaken = (slug: string) => new Conflict({ message: `category slug ${slug} is taken` })
+
+  const list = (query: ListCategoriesQuery) => inTenant((organizationId) => repo.list(organizationId, query))
+
+  const create = (input: CreateCategory) =>
+    inTenant((organizationId, actor) =>
+      Effect.gen(function*() {
+        const id = yield* crypto.uuid
+        if (input.parentId) yield* checkParent(organizationId, input.parentId)
+        const { values } = yield* writeEntityAttributes(families, "category", {}, input.attributes)
+        const slug = input.slug ?? (yield* freeSlug(input.name, id, "category", (s) => repo.slugsTaken(organizationId, s)))
+        const at = yield* now
+        const category = new Category({
+          id,
+          organizationId,
+          parentId: input.parentId ?? null,
+          name: input.name,
+          slug,
+          position: input.position ?? 0,
+          attributes: values,
+          createdBy: actor,
+          updatedBy: actor,
+          createdAt: at,
+          updatedAt: at
+        })
+        yield* repo.insert(category).pipe(Effect.mapError(() => slugTaken(slug)))
+        yield* emit({ name: "category.created", entityType: "category", entityId: id, payload: { slug } })
+        return category
+      })
+    )
+
+  const get = (id: string) => inTenant((organizationId) => find(organizationId, id))
+
+  const update = (id: string, patch: UpdateCategory) =>
+    inTenant((organizationId, actor) =>
+      Effect.gen(function*() {
+        const current = yield* find(organizationId, id)
+        if (patch.parentId !== undefined && patch.parentId !== null && patch.parentId !== current.parentId) {
+          if (patch.parentId === id) return yield* ValidationFailed.one(["parentId"], "a category cannot be its own parent", "cycle")
+          yield* checkParent(organizationId, patch.parentId)
+          const above = yield* repo.ancestors(organizationId, patch.parentId)
+          if (above.includes(id)) {
+            return yield* ValidationFailed.one(["parentId"], "a category cannot move under one of its descendants", "cycle")
+          }
+        }
+        const { values, touched } = yield* writeEntityAttributes(families, "category", current.attributes, patch.attributes)
+        const next = new Category({
+          ...current,
+          name: patch.name ?? current.name,
+          slug: patch.slug ?? current.slug,
+          parentId: patch.parentId === undefined ? current.parentId : patch.parentId,
+          position: patch.position ?? current.position,
+          attributes: values,
+          updatedBy: actor,
+          updatedAt: yield* now
+        })
+        const changed = [
+          ...(["name", "slug", "parentId", "position"] as const).filter((k) => next[k] !== current[k]),
+          ...touched.map((code) => `attributes.${code}`)
+        ]
+        if (changed.length === 0) return current
+        yield* repo.update(next).pipe(Effect.mapError(() => slugTaken(next.slug)))
+        yield* emit({ name: "category.updated", entityType: "category", entityId: id, payload: { changed_fields: changed } })
+        return next
+      })
+    )
+
+  const remove = (id: string) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const current = yield* find(organizationId, id)
+        if (yield* repo.hasChildren(organizationId, id)) {
+          return yield* new Conflict({ message: `category ${id} has child categories; move or delete them first` })
+        }
+        yield* repo.delete(organizationId, id, yield* now)
+        yield* emit({ name: "category.deleted", entityType: "category", entityId: id, payload: { slug: current.slug } })
+      })
+    )
+
+  return Categories.of({ list, create, get, update, delete: remove })
+})
+
+export const CategoriesLive = Layer.effect(Categories, makeCategories)

@@ -1,0 +1,53 @@
+import { Schema } from "effect"
+import { NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+
+/** Attribute values as written: code -> entries, checked against the family by the use case. */
+export const AttributeValuesField = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** Attribute values as stored and answered: code -> entries `{locale, channel, value}`. */
+export const StoredAttributeValues = Schema.Record({
+  key: Schema.String,
+  value: Schema.Array(Schema.Struct({ locale: Schema.NullOr(Schema.String), channel: Schema.NullOr(Schema.String), value: Schema.Unknown }))
+})
+
+export const Position = Schema.Int.annotations({ message: () => "must be an integer" })
+
+/** A node of the category tree (by `parentId`); the slug is unique per organization. */
+export class Category extends Schema.Class<Category>("Category")({
+  id: Uuid,
+  organizationId: Uuid,
+  parentId: Schema.NullOr(Uuid),
+  name: Schema.String,
+  slug: Schema.String,
+  position: Schema.Number,
+  attributes: StoredAttributeValues,
+  createdBy: Schema.NullOr(Schema.String),
+  updatedBy: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+export const CreateCategory = Schema.Struct({
+  name: NonEmptyString,
+  slug: Schema.optional(Slug),
+  parentId: Schema.optional(Schema.NullOr(Uuid)),
+  position: Schema.optional(Position),
+  attributes: Schema.optional(AttributeValuesField)
+})
+export type CreateCategory = typeof CreateCategory.Type
+
+export const UpdateCategory = Schema.Struct({
+  name: Schema.optional(NonEmptyString),
+  slug: Schema.optional(Slug),
+  parentId: Schema.optional(Schema.NullOr(Uuid)),
+  position: Schema.optional(Position),
+  attributes: Schema.optional(AttributeValuesField)
+})
+export type UpdateCategory = typeof UpdateCategory.Type
+
+/** `GET /v1/categories`: children of `parentId` (all when absent), `q` in name or slug. */
+export const ListCategoriesQuery = Schema.Struct({
+  parentId: Schema.optional(Uuid),
+  q: Schema.optional(Schema.String)
+}).annotations(strict)
+export type ListCategoriesQuery = typeof ListCategoriesQuery.Type

@@ -1,0 +1,29 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Conflict } from "../shared/Errors.js"
+import type { Category } from "./Category.js"
+
+/** The category tree of each organization. */
+export class CategoryRepository extends Context.Tag("catalog/CategoryRepository")<CategoryRepository, {
+  /** Fails with Conflict when the slug is taken. */
+  readonly insert: (category: Category) => Effect.Effect<void, Conflict>
+  /** Writes every field of `category`; fails with Conflict when the slug is taken. */
+  readonly update: (category: Category) => Effect.Effect<void, Conflict>
+  /**
+   * Deletes the category; the products filed under it lose that assignment and have their
+   * `updatedAt` set to `at`.
+   */
+  readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<void>
+  readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Category>>
+  /** Ordered by position, then name. */
+  readonly list: (
+    organizationId: string,
+    query: { readonly parentId?: string | undefined; readonly q?: string | undefined }
+  ) => Effect.Effect<ReadonlyArray<Category>>
+  readonly hasChildren: (organizationId: string, id: string) => Effect.Effect<boolean>
+  /** The ids of `id`'s ancestors, nearest first. */
+  readonly ancestors: (organizationId: string, id: string) => Effect.Effect<ReadonlyArray<string>>
+  /** Which of `ids` exist in the organization. */
+  readonly existing: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+  /** Which of `slugs` are taken in the organization. */
+  readonly slugsTaken: (organizationId: string, slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+}>() {}

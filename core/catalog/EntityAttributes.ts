@@ -1,0 +1,25 @@
+import { Effect, Either } from "effect"
+import { type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import { Families, type ProvisionedKind } from "../schema/Families.js"
+import { ValidationFailed } from "../shared/Errors.js"
+import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
+
+/**
+ * Checks category or brand `attributes` against that kind's provisioned family and merges
+ * them into `current` (entries with `value: null` remove). The family is provisioned only
+ * when values are written.
+ */
+export const writeEntityAttributes = (
+  families: typeof Families.Service,
+  kind: ProvisionedKind,
+  current: AttributeValues,
+  input: Readonly<Record<string, unknown>> | undefined
+) =>
+  Effect.gen(function*() {
+    if (input === undefined || Object.keys(input).length === 0) return { values: current, touched: [] as ReadonlyArray<string> }
+    const schema = yield* families.provisioned(kind)
+    const checked = validateAttributeValues(new Map(schema.attributes.map((a) => [a.code, a])), input, ["attributes"])
+    if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
+    const { merged, touched } = mergeValues(current, checked.right)
+    return { values: withoutRemovals(merged), touched }
+  })

@@ -1,0 +1,170 @@
+import { Effect, Either, Option, Schema } from "effect"
+import { emit } from "../events/EventLog.js"
+import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
+import { Uuid } from "../shared/Fields.js"
+import { validationFailedOf } from "../shared/ParseIssues.js"
+import { CreateProduct, type ProductRecord, UpdateProduct } from "./Product.js"
+import { generatedSlugs, type PlanContext, type PlanNeeds, planCreate, planUpdate } from "./ProductPlan.js"
+import { ProductRepository, type ProductWrite } from "./ProductRepository.js"
+
+export const MAX_BULK_ITEMS = 500
+
+/** `POST /v1/products/bulk` body: the items are checked one by one, so each can fail alone. */
+export const BulkRequest = Schema.Struct({
+  items: Schema.Array(Schema.Unknown).pipe(Schema.maxItems(MAX_BULK_ITEMS, { message: () => `at most ${MAX_BULK_ITEMS} items` }))
+})
+
+const Op = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
+const CreateItem = Schema.Struct({ op: Schema.Literal("create"), ...CreateProduct.fields })
+const UpdateItem = Schema.Struct({ op: Schema.Literal("update"), id: Uuid, ...UpdateProduct.fields })
+const DeleteItem = Schema.Struct({ op: Schema.Literal("delete"), id: Uuid })
+
+export type BulkError = ValidationFailed | NotFound | Conflict
+
+export type BulkResult =
+  | { readonly ok: true; readonly index: number; readonly id: string }
+  | { readonly ok: false; readonly index: number; readonly error: BulkError }
+
+type Decoded =
+  | { readonly op: "create"; readonly index: number; readonly id: string; readonly input: CreateProduct }
+  | { readonly op: "update"; readonly index: number; readonly id: string; readonly patch: UpdateProduct }
+  | { readonly op: "delete"; readonly index: number; readonly id: string }
+
+const decodeItem = (item: unknown, index: number, newId: string): Either.Either<Decoded, ValidationFailed> => {
+  const op = Schema.decodeUnknownEither(Op)(item)
+  if (Either.isLeft(op)) return Either.left(validationFailedOf(op.left))
+  switch (op.right.op) {
+    case "create":
+      return Either.map(Schema.decodeUnknownEither(CreateItem)(item), ({ op: _, ...input }) => ({ op: "create" as const, index, id: newId, input })).pipe(
+        Either.mapLeft((e) => validationFailedOf(e))
+      )
+    case "update":
+      return Either.map(Schema.decodeUnknownEither(UpdateItem)(item), ({ op: _, id, ...patch }) => ({ op: "update" as const, index, id, patch })).pipe(
+        Either.mapLeft((e) => validationFailedOf(e))
+      )
+    case "delete":
+      return Either.map(Schema.decodeUnknownEither(DeleteItem)(item), ({ id }) => ({ op: "delete" as const, index, id })).pipe(
+        Either.mapLeft((e) => validationFailedOf(e))
+      )
+  }
+}
+
+type Step =
+  | { readonly op: "create"; readonly index: number; readonly write: ProductWrite }
+  | { readonly op: "update"; readonly index: number; readonly write: ProductWrite; readonly changedFields: ReadonlyArray<string> }
+  | { readonly op: "delete"; readonly index: number; readonly product: ProductRecord }
+
+export interface BulkDeps {
+  readonly planContext: (needs: PlanNeeds) => Effect.Effect<PlanContext>
+  /** Runs `effect` in a savepoint of the batch's transaction, so a failure undoes only it. */
+  readonly nestedTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly newId: Effect.Effect<string>
+}
+
+/**
+ * Every item is decoded and planned against context loaded once for the whole batch; the
+ * creates go in as one multi-row insert (item by item, each in its own savepoint, only if
+ * that insert is refused), updates and deletes each in a savepoint. One event per item that
+ * succeeded. Runs inside the caller's tenant transaction.
+ */
+export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, deps: BulkDeps) =>
+  Effect.gen(function*() {
+    const repo = yield* ProductRepository
+    const results = new Map<number, BulkResult>()
+    const fail = (index: number, error: BulkError) => results.set(index, { ok: false, index, error })
+
+    const decoded: Array<Decoded> = []
+    for (const [index, item] of items.entries()) {
+      const d = decodeItem(item, index, yield* deps.newId)
+      if (Either.isLeft(d)) fail(index, d.left)
+      else decoded.push(d.right)
+    }
+
+    const targeted = decoded.flatMap((d) => (d.op === "create" ? [] : [d.id]))
+    const existing = targeted.length === 0 ? [] : yield* repo.findByIds(organizationId, [...new Set(targeted)])
+    const state = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
+
+    const context = yield* deps.planContext({
+      familyIds: [
+        ...decoded.flatMap((d) => (d.op === "create" ? [d.input.familyId] : d.op === "update" && d.patch.familyId ? [d.patch.familyId] : [])),
+        ...existing.map((p) => p.familyId)
+      ],
+      brandIds: decoded.flatMap((d) =>
+        d.op === "create" && d.input.brandId ? [d.input.brandId] : d.op === "update" && d.patch.brandId ? [d.patch.brandId] : []
+      ),
+      categoryIds: decoded.flatMap((d) => (d.op === "create" ? d.input.categoryIds ?? [] : d.op === "update" ? d.patch.categoryIds ?? [] : [])),
+      slugs: decoded.flatMap((d) =>
+        d.op === "create"
+          ? d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)
+          : d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []
+      )
+    })
+
+    const steps: Array<Step> = []
+    for (const d of decoded) {
+      if (d.op === "create") {
+        const planned = planCreate(context, d.input, d.id)
+        if (Either.isLeft(planned)) fail(d.index, planned.left)
+        else steps.push({ op: "create", index: d.index, write: planned.right })
+        continue
+      }
+      const current = state.get(d.id)
+      if (current === undefined || current === null) {
+        fail(d.index, new NotFound({ entity: "product", id: d.id }))
+        continue
+      }
+      if (d.op === "delete") {
+        state.set(d.id, null)
+        steps.push({ op: "delete", index: d.index, product: current })
+        continue
+      }
+      const planned = planUpdate(context, current, d.patch)
+      if (Either.isLeft(planned)) fail(d.index, planned.left)
+      else {
+        state.set(d.id, planned.right.write.product)
+        steps.push({ op: "update", index: d.index, write: planned.right.write, changedFields: planned.right.changedFields })
+      }
+    }
+
+    const done = new Set<number>()
+    const creates = steps.flatMap((s) => (s.op === "create" ? [s] : []))
+    if (creates.length > 0) {
+      const batch = yield* Effect.either(deps.nestedTransaction(repo.insert(creates.map((c) => c.write))))
+      if (Either.isRight(batch)) creates.forEach((c) => done.add(c.index))
+      else {
+        for (const c of creates) {
+          const one = yield* Effect.either(deps.nestedTransaction(repo.insert([c.write])))
+          if (Either.isLeft(one)) fail(c.index, one.left)
+          else done.add(c.index)
+        }
+      }
+    }
+    for (const s of steps) {
+      if (s.op === "update") {
+        if (s.changedFields.length === 0) {
+          done.add(s.index)
+          continue
+        }
+        const r = yield* Effect.either(deps.nestedTransaction(repo.update(s.write)))
+        if (Either.isLeft(r)) fail(s.index, r.left)
+        else done.add(s.index)
+      } else if (s.op === "delete") {
+        yield* repo.delete(organizationId, s.product.id)
+        done.add(s.index)
+      }
+    }
+
+    for (const s of steps) {
+      if (!done.has(s.index)) continue
+      const id = s.op === "delete" ? s.product.id : s.write.product.id
+      if (s.op === "create") {
+        yield* emit({ name: "product.created", entityType: "product", entityId: id, payload: { slug: s.write.product.slug } })
+      } else if (s.op === "update" && s.changedFields.length > 0) {
+        yield* emit({ name: "product.updated", entityType: "product", entityId: id, payload: { changed_fields: s.changedFields } })
+      } else if (s.op === "delete") {
+        yield* emit({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: s.product.slug } })
+      }
+      results.set(s.index, { ok: true, index: s.index, id })
+    }
+    return items.flatMap((_, index) => Option.toArray(Option.fromNullable(results.get(index))))
+  })

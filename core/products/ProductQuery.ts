@@ -1,0 +1,85 @@
+import { Schema } from "effect"
+import { DateTimeString, NonEmptyString, strict, Uuid } from "../shared/Fields.js"
+import { ProductStatus } from "./Product.js"
+
+/** A query boolean: `true`, `false`, `1` or `0`. */
+export const BooleanParam = Schema.transform(
+  Schema.Literal("true", "false", "1", "0").annotations({ message: () => "must be true, false, 1 or 0" }),
+  Schema.Boolean,
+  { strict: true, decode: (s) => s === "true" || s === "1", encode: (b) => (b ? "true" : "false") }
+)
+
+const IntParam = (min: number, max: number, message: string) =>
+  Schema.NumberFromString.pipe(
+    Schema.int({ message: () => message }),
+    Schema.between(min, max, { message: () => message })
+  ).annotations({ message: () => message })
+
+const NumberParam = Schema.NumberFromString.pipe(Schema.finite({ message: () => "must be a number" })).annotations({
+  message: () => "must be a number"
+})
+
+/** A repeatable parameter: one value or several, always an array once decoded. */
+const Repeated = <A>(item: Schema.Schema<A, string>) =>
+  Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(item), {
+    strict: true,
+    decode: (v) => (typeof v === "string" ? [v] : v),
+    encode: (v) => v
+  })
+
+/** `ids` also accepts comma-separated values. */
+const Ids = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Uuid), {
+  strict: true,
+  decode: (v) => (typeof v === "string" ? [v] : v).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s.length > 0),
+  encode: (v) => v
+}).pipe(Schema.maxItems(500, { message: () => "at most 500 ids" }))
+
+export const SortBy = Schema.Literal("name", "slug", "status", "updatedAt", "createdAt", "relevance", "attribute")
+export type SortBy = typeof SortBy.Type
+
+/** The filters shared by the list and the facets. */
+const filterFields = {
+  status: Schema.optional(ProductStatus),
+  q: Schema.optional(Schema.String),
+  slug: Schema.optional(NonEmptyString),
+  familyId: Schema.optional(Uuid),
+  categoryId: Schema.optional(Uuid),
+  includeDescendants: Schema.optional(BooleanParam),
+  brand: Schema.optional(NonEmptyString),
+  brandId: Schema.optional(Uuid),
+  ids: Schema.optional(Ids),
+  tag: Schema.optional(Repeated(Schema.String)),
+  connectorId: Schema.optional(Uuid),
+  updatedSince: Schema.optional(DateTimeString),
+  filterAttribute: Schema.optional(NonEmptyString),
+  filterMin: Schema.optional(NumberParam),
+  filterMax: Schema.optional(NumberParam),
+  locale: Schema.optional(Schema.String),
+  channel: Schema.optional(Schema.String)
+}
+
+const pageFields = {
+  sortBy: Schema.optional(SortBy),
+  sortAttribute: Schema.optional(NonEmptyString),
+  sortDir: Schema.optional(Schema.Literal("asc", "desc")),
+  limit: Schema.optional(IntParam(1, 200, "must be an integer from 1 to 200")),
+  offset: Schema.optional(IntParam(0, Number.MAX_SAFE_INTEGER, "must be an integer >= 0")),
+  withTotal: Schema.optional(BooleanParam)
+}
+
+/** `GET /v1/products`: every parameter of the specification's table, and no other. */
+export const ListProductsQuery = Schema.Struct({ ...filterFields, ...pageFields }).annotations(strict)
+export type ListProductsQuery = typeof ListProductsQuery.Type
+
+/**
+ * `GET /v1/products/facets`: the list's filters plus `facetLimit` and `includeEmpty`. The
+ * list's sort and page parameters are accepted (a storefront sends one query string to both)
+ * and ignored.
+ */
+export const FacetsQuery = Schema.Struct({
+  ...filterFields,
+  ...pageFields,
+  facetLimit: Schema.optional(IntParam(1, 500, "must be an integer from 1 to 500")),
+  includeEmpty: Schema.optional(BooleanParam)
+}).annotations(strict)
+export type FacetsQuery = typeof FacetsQuery.Type

@@ -1,0 +1,125 @@
+import { searchText } from "../catalog/Text.js"
+import { type AttributeValues, isFilled, type ValueEntry } from "../schema/AttributeValues.js"
+import type { FamilyAttribute } from "../schema/FamilyRepository.js"
+import type { Issue } from "../shared/Errors.js"
+import type { ProductIndex } from "./ProductRepository.js"
+
+const sameScope = (a: ValueEntry, b: ValueEntry) => a.locale === b.locale && a.channel === b.channel
+
+/**
+ * DESIGN.md's merge: per code and per (locale, channel) entry; an entry with `value: null`
+ * removes it, a code left without entries disappears. `touched` lists the codes whose
+ * entries changed.
+ */
+export const mergeValues = (
+  current: AttributeValues,
+  patch: AttributeValues
+): { readonly merged: AttributeValues; readonly touched: ReadonlyArray<string> } => {
+  const merged: Record<string, ReadonlyArray<ValueEntry>> = { ...current }
+  const touched: Array<string> = []
+  for (const [code, entries] of Object.entries(patch)) {
+    const before = current[code] ?? []
+    let next: ReadonlyArray<ValueEntry> = before
+    for (const entry of entries) {
+      next = next.filter((e) => !sameScope(e, entry))
+      if (entry.value !== null) next = [...next, entry]
+    }
+    if (next.length === 0) delete merged[code]
+    else merged[code] = next
+    if (JSON.stringify(canonicalOrder(next)) !== JSON.stringify(canonicalOrder(before))) touched.push(code)
+  }
+  return { merged, touched }
+}
+
+const canonicalOrder = (entries: ReadonlyArray<ValueEntry>) =>
+  [...entries].sort((a, b) => JSON.stringify([a.locale, a.channel]).localeCompare(JSON.stringify([b.locale, b.channel])))
+
+/** Values written without the entries that only remove (`value: null`): what a create stores. */
+export const withoutRemovals = (values: AttributeValues): AttributeValues => {
+  const out: Record<string, ReadonlyArray<ValueEntry>> = {}
+  for (const [code, entries] of Object.entries(values)) {
+    const kept = entries.filter((e) => e.value !== null)
+    if (kept.length > 0) out[code] = kept
+  }
+  return out
+}
+
+/**
+ * The value of each code for one locale and channel: the exact entry first, then the entry
+ * with that locale and no channel, then that channel and no locale, then the `null`/`null`
+ * entry; null when none applies.
+ */
+export const resolveValues = (
+  values: AttributeValues,
+  locale: string | null,
+  channel: string | null
+): Record<string, unknown> => {
+  const order: ReadonlyArray<readonly [string | null, string | null]> = [
+    [locale, channel],
+    [locale, null],
+    [null, channel],
+    [null, null]
+  ]
+  const out: Record<string, unknown> = {}
+  for (const [code, entries] of Object.entries(values)) {
+    let resolved: unknown = null
+    for (const [l, c] of order) {
+      const hit = entries.find((e) => e.locale === l && e.channel === c)
+      if (hit !== undefined) {
+        resolved = hit.value
+        break
+      }
+    }
+    out[code] = resolved
+  }
+  return out
+}
+
+const TEXT_TYPES = new Set(["text", "textarea", "richtext", "select", "multiselect", "tags"])
+
+const textsOf = (value: unknown): ReadonlyArray<string> =>
+  typeof value === "string" ? [value.replace(/<[^>]*>/g, " ")] : Array.isArray(value) ? value.flatMap(textsOf) : []
+
+const numberOf = (type: string, value: unknown): number | undefined => {
+  if (type === "number" && typeof value === "number") return value
+  if (type === "decimal" && typeof value === "string") return Number(value)
+  if (type === "money" && typeof value === "object" && value !== null && "amount_cents" in value) {
+    const cents = value.amount_cents
+    return typeof cents === "number" ? cents : undefined
+  }
+  return undefined
+}
+
+/** The sortable numbers (default scope only) and the search text of a product. */
+export const productIndex = (
+  name: string,
+  slug: string,
+  values: AttributeValues,
+  attributes: ReadonlyArray<FamilyAttribute>
+): ProductIndex => {
+  const numbers: Array<{ attributeId: string; value: number }> = []
+  const texts: Array<string> = [name, slug]
+  for (const attribute of attributes) {
+    const entries = values[attribute.code]
+    if (entries === undefined) continue
+    if (TEXT_TYPES.has(attribute.type)) texts.push(...entries.flatMap((e) => textsOf(e.value)))
+    const atDefault = entries.find((e) => e.locale === null && e.channel === null)
+    const n = atDefault === undefined ? undefined : numberOf(attribute.type, atDefault.value)
+    if (n !== undefined && Number.isFinite(n)) numbers.push({ attributeId: attribute.attributeId, value: n })
+  }
+  return { numbers, searchText: searchText(texts) }
+}
+
+/** One issue per required attribute of the family that has no value at the organization's default scope. */
+export const missingRequired = (
+  attributes: ReadonlyArray<FamilyAttribute>,
+  values: AttributeValues,
+  scope: { readonly locale: string | null; readonly channel: string | null }
+): ReadonlyArray<Issue> =>
+  attributes
+    .filter((a) => a.effectiveRequirement === "required" && !isFilled(a, values[a.code], scope))
+    .map((a) => ({
+      path: ["attributes", a.code],
+      message: `required attribute ${a.code} must be filled to activate the product`,
+      code: "required_attribute_missing"
+    }))

@@ -1,0 +1,222 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { BrandRepository } from "../catalog/BrandRepository.js"
+import { CategoryRepository } from "../catalog/CategoryRepository.js"
+import { emit, EventLog } from "../events/EventLog.js"
+import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
+import { Crypto } from "../shared/Crypto.js"
+import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
+import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
+import { type CreateProduct, type Product, ProductDetails, toListItem, toProduct, type UpdateProduct } from "./Product.js"
+import { type BulkResult, runBulk } from "./ProductBulk.js"
+import type { FacetDimension } from "./ProductFilter.js"
+import { generatedSlugs, type PlanContext, planCreate, type PlanNeeds, planUpdate, SlugBook } from "./ProductPlan.js"
+import { filterOf, sortOf } from "./ProductQueries.js"
+import type { FacetsQuery, ListProductsQuery } from "./ProductQuery.js"
+import { ProductRepository } from "./ProductRepository.js"
+import { ProductFacets, ProductList } from "./ProductResults.js"
+import { resolveValues } from "./ProductValues.js"
+
+export class Products extends Context.Tag("catalog/Products")<Products, {
+  readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
+  /** With a locale or a channel, also answers the values resolved for that scope. */
+  readonly get: (
+    id: string,
+    scope: { readonly locale?: string | undefined; readonly channel?: string | undefined }
+  ) => Effect.Effect<ProductDetails, NotFound, CurrentTenant>
+  readonly update: (id: string, patch: UpdateProduct) => Effect.Effect<Product, NotFound | ValidationFailed | Conflict, CurrentTenant>
+  readonly delete: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
+  readonly list: (query: ListProductsQuery) => Effect.Effect<ProductList, ValidationFailed, CurrentTenant>
+  readonly facets: (query: FacetsQuery) => Effect.Effect<ProductFacets, ValidationFailed, CurrentTenant>
+  /** Up to 500 creates, updates and deletes; each item succeeds or fails on its own. */
+  readonly bulk: (items: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<BulkResult>, never, CurrentTenant>
+}>() {}
+
+const DEFAULT_CAPS: Readonly<Record<FacetDimension, number>> = {
+  families: 50,
+  statuses: 3,
+  categories: 30,
+  brands: 30,
+  connectors: 20,
+  tags: 30
+}
+
+export const makeProducts = Effect.gen(function*() {
+  const repo = yield* ProductRepository
+  const families = yield* FamilyRepository
+  const brands = yield* BrandRepository
+  const categories = yield* CategoryRepository
+  const organizations = yield* OrganizationRepository
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+  const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(
+      Effect.provideService(ProductRepository, repo),
+      Effect.provideService(Crypto, crypto),
+      Effect.provideService(EventLog, events)
+    )
+  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, provide(f(t.organizationId))))
+
+  const orgDefaults = (organizationId: string) =>
+    Effect.map(organizations.findById(organizationId), (row) => {
+      const settings = Option.getOrNull(Option.flatMapNullable(row, (r) => r.organization.settings))
+      return { locale: settings?.default_locale ?? null, channel: settings?.default_channel ?? null }
+    })
+
+  /** Loads everything `planCreate`/`planUpdate` check against; call inside the tenant transaction. */
+  const planContext = (organizationId: string, needs: PlanNeeds) =>
+    Effect.gen(function*() {
+      const tenant = yield* CurrentTenant
+      return yield* planContextFor(organizationId, tenant.actor.id, needs)
+    })
+
+  const planContextFor = (organizationId: string, actorId: string, needs: PlanNeeds) =>
+    Effect.gen(function*() {
+      const schemas = new Map<string, FamilySchema>()
+      for (const id of new Set(needs.familyIds)) {
+        const schema = yield* families.schemaOf(organizationId, id)
+        if (Option.isSome(schema) && schema.value.family.entityKind === "product") schemas.set(id, schema.value)
+      }
+      const context: PlanContext = {
+        organizationId,
+        actorId,
+        now: yield* now,
+        scope: yield* orgDefaults(organizationId),
+        families: schemas,
+        brands: yield* brands.existing(organizationId, [...new Set(needs.brandIds)]),
+        categories: yield* categories.existing(organizationId, [...new Set(needs.categoryIds)]),
+        slugs: new SlugBook(yield* repo.slugsTaken(organizationId, [...new Set(needs.slugs)]))
+      }
+      return context
+    })
+
+  const createNeeds = (inputs: ReadonlyArray<{ readonly input: CreateProduct; readonly id: string }>): PlanNeeds => ({
+    familyIds: inputs.map((c) => c.input.familyId),
+    brandIds: inputs.flatMap((c) => (c.input.brandId ? [c.input.brandId] : [])),
+    categoryIds: inputs.flatMap((c) => c.input.categoryIds ?? []),
+    slugs: inputs.flatMap((c) => (c.input.slug !== undefined ? [c.input.slug] : generatedSlugs(c.input.name, c.id)))
+  })
+
+  const create = (input: CreateProduct) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const id = yield* crypto.uuid
+        const context = yield* planContext(organizationId, createNeeds([{ input, id }]))
+        const write = yield* planCreate(context, input, id)
+        yield* repo.insert([write])
+        yield* emit({ name: "product.created", entityType: "product", entityId: id, payload: { slug: write.product.slug } })
+        return toProduct(write.product)
+      })
+    )
+
+  const get = (id: string, scope: { readonly locale?: string | undefined; readonly channel?: string | undefined }) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const found = yield* repo.findById(organizationId, id)
+        if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
+        const product = toProduct(found.value)
+        const resolve = scope.locale !== undefined || scope.channel !== undefined
+        return new ProductDetails({
+          ...product,
+          ...(resolve ? { resolvedAttributes: resolveValues(found.value.attributes, scope.locale ?? null, scope.channel ?? null) } : {})
+        })
+      })
+    )
+
+  const update = (id: string, patch: UpdateProduct) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const found = yield* repo.findById(organizationId, id)
+        if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
+        const current = found.value
+        const context = yield* planContext(organizationId, {
+          familyIds: [patch.familyId ?? current.familyId],
+          brandIds: patch.brandId ? [patch.brandId] : [],
+          categoryIds: patch.categoryIds ?? [],
+          slugs: patch.slug !== undefined && patch.slug !== current.slug ? [patch.slug] : []
+        })
+        const planned = yield* planUpdate(context, current, patch)
+        if (planned.changedFields.length === 0) return toProduct(current)
+        yield* repo.update(planned.write)
+        yield* emit({
+          name: "product.updated",
+          entityType: "product",
+          entityId: id,
+          payload: { changed_fields: planned.changedFields }
+        })
+        return toProduct(planned.write.product)
+      })
+    )
+
+  const remove = (id: string) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const found = yield* repo.findById(organizationId, id)
+        if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
+        yield* repo.delete(organizationId, id)
+        yield* emit({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: found.value.slug } })
+      })
+    )
+
+  const list = (query: ListProductsQuery) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const filter = yield* filterOf(organizationId, query)
+        const sort = yield* sortOf(organizationId, query, filter)
+        const limit = query.limit ?? 50
+        const offset = query.offset ?? 0
+        const page = yield* repo.list(organizationId, filter, sort, { limit, offset, withTotal: query.withTotal ?? false })
+        return new ProductList({
+          data: page.items.map(toListItem),
+          limit,
+          offset,
+          hasMore: page.hasMore,
+          ...(page.total !== undefined ? { total: page.total } : {})
+        }, true)
+      })
+    )
+
+  const facets = (query: FacetsQuery) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const filter = yield* filterOf(organizationId, query)
+        const cap = query.facetLimit
+        const caps = cap === undefined ? DEFAULT_CAPS : { ...DEFAULT_CAPS, families: cap, categories: cap, brands: cap, connectors: cap, tags: cap }
+        const counts = yield* repo.facets(organizationId, filter, { caps, includeEmpty: query.includeEmpty ?? false })
+        const defaults = yield* orgDefaults(organizationId)
+        const labelOf = (label: Readonly<Record<string, string>>): string | null =>
+          (query.locale !== undefined ? label[query.locale] : undefined) ??
+            (defaults.locale !== null ? label[defaults.locale] : undefined) ?? label.en ?? Object.values(label)[0] ?? null
+        return new ProductFacets({
+          total: counts.total,
+          families: counts.families.map((f) => ({ id: f.id, code: f.code, label: labelOf(f.label), count: f.count })),
+          statuses: counts.statuses,
+          categories: counts.categories,
+          brands: counts.brands,
+          connectors: counts.connectors,
+          tags: counts.tags
+        }, true)
+      })
+    )
+
+  const bulk = (items: ReadonlyArray<unknown>) =>
+    Effect.flatMap(CurrentTenant, (tenant) =>
+      inTenant((organizationId) =>
+        runBulk(organizationId, items, {
+          planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),
+          nestedTransaction: (effect) => uow.tenant(organizationId, effect),
+          newId: crypto.uuid
+        })
+      ))
+
+  return Products.of({ create, get, update, delete: remove, list, facets, bulk })
+})
+
+export const ProductsLive = Layer.effect(Products, makeProducts)
+
+export type { BulkResult }

@@ -1,0 +1,30 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { CreateProduct, GetProductQuery, Product, ProductDetails, UpdateProduct } from "../../../core/products/Product.js"
+import { BulkRequest } from "../../../core/products/ProductBulk.js"
+import { FacetsQuery, ListProductsQuery } from "../../../core/products/ProductQuery.js"
+import { ProductFacets, ProductList } from "../../../core/products/ProductResults.js"
+import { Uuid } from "../../../core/shared/Fields.js"
+import { TenantAuth } from "../Authentication.js"
+import { Envelope } from "../Errors.js"
+
+const IdPath = Schema.Struct({ id: Uuid })
+
+/** One bulk item's outcome; a failure carries the error object of the envelope. */
+export const BulkResultWire = Schema.Union(
+  Schema.Struct({ ok: Schema.Literal(true), index: Schema.Int, id: Uuid }),
+  Schema.Struct({ ok: Schema.Literal(false), index: Schema.Int, error: Envelope.fields.error })
+)
+
+export const BulkResponse = Schema.Struct({ results: Schema.Array(BulkResultWire) })
+
+export class ProductsApi extends HttpApiGroup.make("products")
+  .add(HttpApiEndpoint.get("list", "/v1/products").setUrlParams(ListProductsQuery).addSuccess(ProductList))
+  .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(CreateProduct).addSuccess(Product, { status: 201 }))
+  .add(HttpApiEndpoint.get("facets", "/v1/products/facets").setUrlParams(FacetsQuery).addSuccess(ProductFacets))
+  .add(HttpApiEndpoint.post("bulk", "/v1/products/bulk").setPayload(BulkRequest).addSuccess(BulkResponse))
+  .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(GetProductQuery).addSuccess(ProductDetails))
+  .add(HttpApiEndpoint.patch("update", "/v1/products/:id").setPath(IdPath).setPayload(UpdateProduct).addSuccess(Product))
+  .add(HttpApiEndpoint.del("delete", "/v1/products/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
+  .middleware(TenantAuth)
+{}

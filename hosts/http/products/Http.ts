@@ -1,0 +1,21 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Products } from "../../../core/products/Products.js"
+import { CatalogApi } from "../Api.js"
+import { errorObject } from "../Errors.js"
+
+export const ProductsLive = HttpApiBuilder.group(CatalogApi, "products", (handlers) =>
+  Effect.gen(function*() {
+    const products = yield* Products
+    return handlers
+      .handle("list", ({ urlParams }) => products.list(urlParams))
+      .handle("create", ({ payload }) => products.create(payload))
+      .handle("facets", ({ urlParams }) => products.facets(urlParams))
+      .handle("bulk", ({ payload }) =>
+        Effect.map(products.bulk(payload.items), (results) => ({
+          results: results.map((r) => (r.ok ? r : { ok: false as const, index: r.index, error: errorObject(r.error) }))
+        })))
+      .handle("get", ({ path, urlParams }) => products.get(path.id, urlParams))
+      .handle("update", ({ path, payload }) => products.update(path.id, payload))
+      .handle("delete", ({ path }) => products.delete(path.id))
+  }))

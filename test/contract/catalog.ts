@@ -1,0 +1,329 @@
+import { SqlClient } from "@effect/sql"
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, Exit, type Layer, Schema } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { Brands } from "../../core/catalog/Brands.js"
+import { Categories } from "../../core/catalog/Categories.js"
+import { Products } from "../../core/products/Products.js"
+import { Attributes } from "../../core/schema/Attributes.js"
+import { Families } from "../../core/schema/Families.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { Organizations } from "../../core/tenancy/Organizations.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+
+const EventRow = Schema.Struct({ name: Schema.String, entityId: Schema.String, payload: Schema.Unknown })
+
+const eventsOf = (organizationId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const uow = yield* UnitOfWork
+    const rows = yield* uow.tenant(organizationId, sql`select name, entity_id, payload from events where organization_id = ${organizationId} order by seq`)
+    return (yield* Schema.decodeUnknown(Schema.Array(EventRow))(rows)).map((e) => ({
+      ...e,
+      payload: typeof e.payload === "string" ? JSON.parse(e.payload) : e.payload
+    }))
+  }).pipe(Effect.orDie)
+
+const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.exit(effect), (exit) => {
+    assert(Exit.isFailure(exit), "expected a failure")
+    return JSON.stringify(exit.cause)
+  })
+
+const val = (value: unknown) => [{ locale: null, channel: null, value }]
+
+/** A family with `price` (money), `weight` (number, required), `blurb` (text) and `size` (measurement). */
+const schemaFixture = Effect.gen(function*() {
+  const attributes = yield* Attributes
+  const families = yield* Families
+  const price = yield* attributes.create({ code: "price", label: { en: "Price" }, type: "money" })
+  const weight = yield* attributes.create({ code: "weight", label: { en: "Weight" }, type: "number", requirement: "required" })
+  const blurb = yield* attributes.create({ code: "blurb", label: { en: "Blurb" }, type: "text" })
+  const size = yield* attributes.create({ code: "size", label: { en: "Size" }, type: "measurement" })
+  const family = yield* families.create({ code: "shoes", label: { en: "Shoes" } })
+  for (const a of [price, weight, blurb, size]) yield* families.attach(family.id, { attributeId: a.id })
+  return { family, price, weight, blurb }
+})
+
+/** Products, categories and brands against one storage adapter. */
+export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    const inTenant = <A, Err>(f: Effect.Effect<A, Err, CurrentTenant | Products | Categories | Brands | Attributes | Families | SqlClient.SqlClient | UnitOfWork | Organizations>) =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        return yield* Effect.provideService(f, CurrentTenant, tenant).pipe(Effect.map((a) => ({ result: a, organizationId: organization.id })))
+      })
+
+    it.effect("creates a product with canonical tags and a slug from its name, and records product.created with it", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const created = yield* products.create({ familyId: family.id, name: "Café Crème Runner", tags: ["Summer Sale", "summer-sale", "!!!"] })
+          const twin = yield* products.create({ familyId: family.id, name: "Café Crème Runner" })
+          const clash = yield* failureOf(products.create({ familyId: family.id, name: "Other", slug: created.slug }))
+          return { created, twin, clash }
+        }))
+        expect(result.created.slug).toBe("cafe-creme-runner")
+        expect(result.created.tags).toEqual(["summer-sale"])
+        expect(result.created.status).toBe("draft")
+        expect(result.twin.slug).not.toBe(result.created.slug)
+        expect(result.clash).toContain("Conflict")
+        const events = yield* eventsOf(organizationId)
+        expect(events.filter((e) => e.name === "product.created").map((e) => e.entityId)).toEqual([result.created.id, result.twin.id])
+      }))
+
+    it.effect("merges a patch per code and scope, removes entries sent with value null, and lists what changed", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "Boot",
+            attributes: { blurb: val("warm"), price: val({ amount_cents: 1000, currency: "EUR" }) }
+          })
+          const patched = yield* products.update(p.id, { name: "Winter boot", attributes: { blurb: val(null), weight: val(2) } })
+          const unchanged = yield* products.update(p.id, { name: "Winter boot" })
+          return { p, patched, unchanged }
+        }))
+        expect(result.patched.attributes).toEqual({ price: val({ amount_cents: 1000, currency: "EUR" }), weight: val(2) })
+        expect(result.unchanged.updatedAt).toBe(result.patched.updatedAt)
+        const updates = (yield* eventsOf(organizationId)).filter((e) => e.name === "product.updated")
+        expect(updates).toHaveLength(1)
+        expect(updates[0]?.payload).toEqual({ changed_fields: ["name", "attributes.blurb", "attributes.weight"] })
+      }))
+
+    it.effect("refuses activation while a required attribute is unfilled, naming it, and allows it once filled", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const refusedAtBirth = yield* failureOf(products.create({ familyId: family.id, name: "X", status: "active" }))
+          const p = yield* products.create({ familyId: family.id, name: "Y" })
+          const refused = yield* failureOf(products.update(p.id, { status: "active" }))
+          const still = yield* products.get(p.id, {})
+          const active = yield* products.update(p.id, { status: "active", attributes: { weight: val(3) } })
+          return { refusedAtBirth, refused, still, active }
+        }))
+        expect(result.refusedAtBirth).toContain("required_attribute_missing")
+        expect(result.refused).toContain("\"weight\"")
+        expect(result.still.status).toBe("draft")
+        expect(result.active.status).toBe("active")
+      }))
+
+    it.effect("resolves values for a locale and channel, falling back to the null entries", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const title = yield* attributes.create({ code: "title", label: { en: "Title" }, type: "text", isLocalizable: true })
+          const blurb = yield* attributes.create({ code: "blurb", label: { en: "Blurb" }, type: "text" })
+          const family = yield* families.create({ code: "books", label: { en: "Books" } })
+          yield* families.attach(family.id, { attributeId: title.id })
+          yield* families.attach(family.id, { attributeId: blurb.id })
+          const products = yield* Products
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "Book",
+            attributes: { title: [{ locale: "de", channel: null, value: "Buch" }, { locale: "en", channel: null, value: "Book" }], blurb: val("plain") }
+          })
+          return { de: yield* products.get(p.id, { locale: "de" }), raw: yield* products.get(p.id, {}) }
+        }))
+        expect(result.de.resolvedAttributes).toEqual({ title: "Buch", blurb: "plain" })
+        expect(result.raw.resolvedAttributes).toBeUndefined()
+      }))
+
+    it.effect("sorts and filters by money amount_cents at the default scope, products without the value last", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const mk = (name: string, cents: number | null) =>
+            products.create({ familyId: family.id, name, attributes: cents === null ? {} : { price: val({ amount_cents: cents, currency: "EUR" }) } })
+          const p500 = yield* mk("a", 500)
+          const none = yield* mk("b", null)
+          const p1500 = yield* mk("c", 1500)
+          const p1000 = yield* mk("d", 1000)
+          const ids = (q: Parameters<typeof products.list>[0]) => Effect.map(products.list({ familyId: family.id, ...q }), (l) => l.data.map((p) => p.id))
+          return {
+            expected: { p500: p500.id, none: none.id, p1000: p1000.id, p1500: p1500.id },
+            asc: yield* ids({ sortBy: "attribute", sortAttribute: "price" }),
+            desc: yield* ids({ sortBy: "attribute", sortAttribute: "price", sortDir: "desc" }),
+            secondPage: yield* ids({ sortBy: "attribute", sortAttribute: "price", limit: 2, offset: 2 }),
+            bounded: yield* ids({ filterAttribute: "price", filterMin: 600, filterMax: 1500, sortBy: "attribute", sortAttribute: "price" }),
+            measurement: yield* failureOf(products.list({ sortBy: "attribute", sortAttribute: "size" })),
+            unknown: yield* failureOf(products.list({ filterAttribute: "nosuch", filterMin: 1 })),
+            relevanceWithoutQ: yield* failureOf(products.list({ sortBy: "relevance" }))
+          }
+        }))
+        const { p500, none, p1000, p1500 } = result.expected
+        expect(result.asc).toEqual([p500, p1000, p1500, none])
+        expect(result.desc).toEqual([p1500, p1000, p500, none])
+        expect(result.secondPage).toEqual([p1500, none])
+        expect(result.bounded).toEqual([p1000, p1500])
+        expect(result.measurement).toContain("unsupported_attribute_type")
+        expect(result.unknown).toContain("unknown_attribute")
+        expect(result.relevanceWithoutQ).toContain("ValidationFailed")
+      }))
+
+    it.effect("searches name, slug and attribute text, finding prefixes and typos, kept in step with updates", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const jacket = yield* products.create({ familyId: family.id, name: "Waterproof jacket" })
+          const fibre = yield* products.create({ familyId: family.id, name: "Plain", attributes: { blurb: val("Made from merino fibre") } })
+          yield* products.create({ familyId: family.id, name: "Garden hose" })
+          const ids = (q: string) => Effect.map(products.list({ q }), (l) => l.data.map((p) => p.id))
+          const found = { exact: yield* ids("jacket"), prefix: yield* ids("waterpr"), typo: yield* ids("jackte"), attribute: yield* ids("merino") }
+          yield* products.update(fibre.id, { attributes: { blurb: val("Made from cotton") } })
+          return { jacket: jacket.id, fibre: fibre.id, found, afterUpdate: yield* ids("merino") }
+        }))
+        expect(result.found.exact).toEqual([result.jacket])
+        expect(result.found.prefix).toEqual([result.jacket])
+        expect(result.found.typo).toEqual([result.jacket])
+        expect(result.found.attribute).toEqual([result.fibre])
+        expect(result.afterUpdate).toEqual([])
+      }))
+
+    it.effect("counts facets with every other filter applied, and categories over their subtree when asked", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const root = yield* categories.create({ name: "Footwear" })
+          const child = yield* categories.create({ name: "Boots", parentId: root.id })
+          const brand = yield* brands.create({ name: "Acme" })
+          yield* products.create({ familyId: family.id, name: "a", categoryIds: [child.id], brandId: brand.id, tags: ["Red"] })
+          yield* products.create({ familyId: family.id, name: "b", categoryIds: [root.id], tags: ["red", "blue"], status: "archived" })
+          yield* products.create({ familyId: family.id, name: "c" })
+          return {
+            root: root.id,
+            child: child.id,
+            brand: brand.id,
+            plain: yield* products.facets({ status: "draft" }),
+            subtree: yield* products.facets({ includeDescendants: true }),
+            listed: yield* products.list({ categoryId: root.id, includeDescendants: true }),
+            direct: yield* products.list({ categoryId: root.id })
+          }
+        }))
+        expect(result.plain.total).toBe(2)
+        expect(result.plain.statuses).toEqual([{ value: "draft", count: 2 }, { value: "archived", count: 1 }])
+        expect(result.plain.tags).toEqual([{ value: "red", count: 1 }])
+        expect(result.plain.brands).toEqual([{ id: result.brand, name: "Acme", count: 1 }])
+        expect(result.plain.families[0]).toMatchObject({ code: "shoes", label: "Shoes", count: 2 })
+        const count = (f: typeof result.subtree, id: string) => f.categories.find((c) => c.id === id)?.count
+        expect(count(result.plain, result.root)).toBe(undefined)
+        expect(count(result.subtree, result.root)).toBe(2)
+        expect(count(result.subtree, result.child)).toBe(1)
+        expect(result.listed.data).toHaveLength(2)
+        expect(result.direct.data).toHaveLength(1)
+        expect(result.listed.data.every((p) => p.thumbnailUrl === null && p.categoryIds.length === 1)).toBe(true)
+      }))
+
+    it.effect("runs a bulk batch where each item stands alone, with one event per item that succeeded", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const existing = yield* products.create({ familyId: family.id, name: "Existing", slug: "taken" })
+          const results = yield* products.bulk([
+            { op: "create", familyId: family.id, name: "Same name" },
+            { op: "create", familyId: family.id, name: "Same name" },
+            { op: "create", familyId: family.id },
+            { op: "create", familyId: family.id, name: "Clash", slug: "taken" },
+            { op: "update", id: existing.id, name: "Renamed" },
+            { op: "delete", id: existing.id },
+            { op: "update", id: existing.id, name: "Gone" },
+            { op: "explode" }
+          ])
+          return { results, listed: yield* products.list({ familyId: family.id }) }
+        }))
+        expect(result.results.map((r) => r.ok)).toEqual([true, true, false, false, true, true, false, false])
+        expect(result.results.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+        const errors = result.results.flatMap((r) => (r.ok ? [] : [r.error._tag]))
+        expect(errors).toEqual(["ValidationFailed", "Conflict", "NotFound", "ValidationFailed"])
+        const slugs = result.listed.data.map((p) => p.slug)
+        expect(new Set(slugs).size).toBe(2)
+        const names = (yield* eventsOf(organizationId)).map((e) => e.name).filter((n) => n.startsWith("product."))
+        expect(names).toEqual(["product.created", "product.created", "product.created", "product.updated", "product.deleted"])
+      }))
+
+    it.effect("keeps the category tree acyclic, refuses deleting a parent, and unfiles products of a deleted category", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const categories = yield* Categories
+          const products = yield* Products
+          const { family } = yield* schemaFixture
+          const root = yield* categories.create({ name: "Root", attributes: { description: val("Top") } })
+          const child = yield* categories.create({ name: "Child", parentId: root.id })
+          const p = yield* products.create({ familyId: family.id, name: "Filed", categoryIds: [child.id] })
+          const cycle = yield* failureOf(categories.update(root.id, { parentId: child.id }))
+          const parentDelete = yield* failureOf(categories.delete(root.id))
+          const undeclared = yield* failureOf(categories.create({ name: "Bad", attributes: { nosuch: val("x") } }))
+          yield* categories.delete(child.id)
+          const listed = yield* products.list({ ids: [p.id] })
+          return { root, cycle, parentDelete, undeclared, listed, kids: yield* categories.list({ parentId: root.id }) }
+        }))
+        expect(result.root.attributes).toEqual({ description: val("Top") })
+        expect(result.cycle).toContain("cycle")
+        expect(result.parentDelete).toContain("Conflict")
+        expect(result.undeclared).toContain("unknown_attribute")
+        expect(result.listed.data[0]?.categoryIds).toEqual([])
+        expect(result.kids).toEqual([])
+        const names = (yield* eventsOf(organizationId)).map((e) => e.name).filter((n) => n.startsWith("category."))
+        expect(names).toEqual(["category.created", "category.created", "category.deleted"])
+      }))
+
+    it.effect("refuses a brand name taken in any case, and clears a deleted brand from its products", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const brands = yield* Brands
+          const products = yield* Products
+          const { family } = yield* schemaFixture
+          const acme = yield* brands.create({ name: "Acme" })
+          const clash = yield* failureOf(brands.create({ name: "ACME", slug: "other" }))
+          const p = yield* products.create({ familyId: family.id, name: "Branded", brandId: acme.id })
+          yield* brands.delete(acme.id)
+          return { clash, after: yield* products.get(p.id, {}), p }
+        }))
+        expect(result.clash).toContain("brand name ACME is taken")
+        expect(result.after.brandId).toBeNull()
+        expect(result.after.updatedAt >= result.p.updatedAt).toBe(true)
+      }))
+
+    it.effect("deletes an attribute's stored values from products, and the family in use answers Conflict", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, price } = yield* schemaFixture
+          const products = yield* Products
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const p = yield* products.create({ familyId: family.id, name: "Priced", attributes: { price: val({ amount_cents: 1, currency: "EUR" }) } })
+          const usage = yield* attributes.usage(price.id)
+          yield* attributes.delete(price.id)
+          const familyDelete = yield* failureOf(families.delete(family.id))
+          return { usage, after: yield* products.get(p.id, {}), familyDelete }
+        }))
+        expect(result.usage.products).toBe(1)
+        expect(result.after.attributes).toEqual({})
+        expect(result.familyDelete).toContain("Conflict")
+      }))
+
+    it.effect("cascades an organization's deletion through its products, categories and brands", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const counts = yield* Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const category = yield* (yield* Categories).create({ name: "C" })
+          const brand = yield* (yield* Brands).create({ name: "B" })
+          yield* (yield* Products).create({ familyId: family.id, name: "P", categoryIds: [category.id], brandId: brand.id, tags: ["t"] })
+          return yield* (yield* Organizations).delete(organization.id, organization.slug)
+        }).pipe(Effect.provideService(CurrentTenant, tenant))
+        expect(counts.deletedCounts).toMatchObject({ products: 1, categories: 1, brands: 1, product_tags: 1, product_categories: 1 })
+      }))
+  })

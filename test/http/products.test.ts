@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, type TestTenant, uuid } from "../support/TestHost.js"
+
+let host: TestHost
+let t: TestTenant
+let familyId: string
+
+beforeAll(async () => {
+  host = await startTestHost()
+  t = await host.tenant()
+  const family = await t.req("POST", "/v1/attribute-families", { body: { code: "shoes", label: { en: "Shoes" } } })
+  familyId = family.json.id
+})
+afterAll(() => host.close())
+
+describe("GET /v1/products query validation", () => {
+  it("refuses unknown keys naming them, out-of-range pages and values that are not booleans", async () => {
+    const unknown = await t.req("GET", "/v1/products?colour=red")
+    expect(unknown.status).toBe(422)
+    expect(unknown.json.error.details.issues[0].path).toEqual(["colour"])
+    for (const q of ["limit=0", "limit=201", "offset=-1", "withTotal=yes", "sortBy=price", "ids=not-a-uuid"]) {
+      const r = await t.req("GET", `/v1/products?${q}`)
+      expect([q, r.status, r.json.error.code]).toEqual([q, 422, "validation_failed"])
+    }
+  })
+
+  it("canonicalizes ?tag= as on write and takes ids repeated or comma-separated", async () => {
+    const a = await t.req("POST", "/v1/products", { body: { familyId, name: "A", tags: ["Été Sale"] } })
+    const b = await t.req("POST", "/v1/products", { body: { familyId, name: "B" } })
+    const byTag = await t.req("GET", `/v1/products?tag=${encodeURIComponent("ÉTÉ  sale!")}`)
+    expect(byTag.json.data.map((p: { id: string }) => p.id)).toEqual([a.json.id])
+    const byIds = await t.req("GET", `/v1/products?ids=${a.json.id},${b.json.id}&withTotal=1`)
+    expect(byIds.json.total).toBe(2)
+    expect(byIds.json.data[0]).toMatchObject({ thumbnailUrl: null, categoryIds: [] })
+  })
+})
+
+describe("products over HTTP", () => {
+  it("answers resolvedAttributes only when a locale or channel is asked, and 204 on delete", async () => {
+    const p = await t.req("POST", "/v1/products", { body: { familyId, name: "Resolved" } })
+    expect(p.status).toBe(201)
+    expect("resolvedAttributes" in (await t.req("GET", `/v1/products/${p.json.id}`)).json).toBe(false)
+    expect((await t.req("GET", `/v1/products/${p.json.id}?locale=en`)).json.resolvedAttributes).toEqual({})
+    const d = await t.req("DELETE", `/v1/products/${p.json.id}`)
+    expect(d.status).toBe(204)
+    expect((await t.req("GET", `/v1/products/${p.json.id}`)).status).toBe(404)
+  })
+
+  it("reports each bulk item with the error envelope's object, and refuses more than 500 items", async () => {
+    const r = await t.req("POST", "/v1/products/bulk", {
+      body: { items: [{ op: "create", familyId, name: "Ok" }, { op: "delete", id: uuid() }, { op: "create", familyId }] }
+    })
+    expect(r.status).toBe(200)
+    expect(r.json.results[0]).toEqual({ ok: true, index: 0, id: expect.any(String) })
+    expect(r.json.results[1]).toEqual({ ok: false, index: 1, error: { code: "not_found", message: expect.any(String) } })
+    expect(r.json.results[2].error.code).toBe("validation_failed")
+    expect(r.json.results[2].error.details.issues[0].path).toEqual(["name"])
+    const tooMany = await t.req("POST", "/v1/products/bulk", { body: { items: Array.from({ length: 501 }, () => ({ op: "delete", id: uuid() })) } })
+    expect(tooMany.status).toBe(422)
+    expect((await t.req("POST", "/v1/products/bulk", { body: [] })).status).toBe(422)
+  })
+
+  it("answers facets with every dimension, capped by facetLimit", async () => {
+    for (const tag of ["x1", "x2", "x3"]) await t.req("POST", "/v1/products", { body: { familyId, name: tag, tags: [tag] } })
+    const r = await t.req("GET", "/v1/products/facets?facetLimit=2&sortBy=name")
+    expect(r.status).toBe(200)
+    expect(Object.keys(r.json).sort()).toEqual(["brands", "categories", "connectors", "families", "statuses", "tags", "total"])
+    expect(r.json.tags).toHaveLength(2)
+    expect((await t.req("GET", "/v1/products/facets?facetLimit=501")).status).toBe(422)
+  })
+})
+
+describe("categories and brands over HTTP", () => {
+  it("refuses unknown category list parameters naming the key, and a brand name taken", async () => {
+    const r = await t.req("GET", "/v1/categories?sort=name")
+    expect(r.status).toBe(422)
+    expect(r.json.error.details.issues[0].path).toEqual(["sort"])
+    const c = await t.req("POST", "/v1/categories", { body: { name: "Winter Boots" } })
+    expect(c.json).toMatchObject({ slug: "winter-boots", parentId: null, position: 0, attributes: {} })
+    expect((await t.req("GET", "/v1/categories?q=winter")).json.map((x: { id: string }) => x.id)).toEqual([c.json.id])
+    await t.req("POST", "/v1/brands", { body: { name: "Acme" } })
+    const clash = await t.req("POST", "/v1/brands", { body: { name: "acme" } })
+    expect(clash.status).toBe(409)
+    expect(clash.json.error.code).toBe("conflict")
+  })
+})
