@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { ContentPage, ContentPageStatus, StoredValues } from "../../core/content/ContentPage.js"
+import { StoredAttributeValues } from "../../core/catalog/Category.js"
+import { ContentPage, ContentPageStatus } from "../../core/content/ContentPage.js"
 import { ContentPageRepository } from "../../core/content/ContentPageRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { JsonColumn, toJson } from "./Columns.js"
@@ -13,7 +14,7 @@ const Row = Schema.Struct({
   title: Schema.String,
   slug: Schema.String,
   status: ContentPageStatus,
-  attributes: JsonColumn(StoredValues),
+  attributes: JsonColumn(StoredAttributeValues),
   createdAt: Schema.String,
   updatedAt: Schema.String
 })

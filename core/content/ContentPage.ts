@@ -1,17 +1,9 @@
 import { Schema } from "effect"
+import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const ContentPageStatus = Schema.Literal("draft", "active", "archived")
 export type ContentPageStatus = typeof ContentPageStatus.Type
-
-/** Attribute values as written: code -> entries, checked against the family by the use case. */
-const ValuesInput = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
-/** Attribute values as stored and answered: code -> entries `{locale, channel, value}`. */
-export const StoredValues = Schema.Record({
-  key: Schema.String,
-  value: Schema.Array(Schema.Struct({ locale: Schema.NullOr(Schema.String), channel: Schema.NullOr(Schema.String), value: Schema.Unknown }))
-})
 
 /** An editorial page (about us, a buying guide) shaped by a content family; its slug is unique per organization. */
 export class ContentPage extends Schema.Class<ContentPage>("ContentPage")({
@@ -21,7 +13,7 @@ export class ContentPage extends Schema.Class<ContentPage>("ContentPage")({
   title: Schema.String,
   slug: Schema.String,
   status: ContentPageStatus,
-  attributes: StoredValues,
+  attributes: StoredAttributeValues,
   createdAt: Timestamp,
   updatedAt: Timestamp
 }) {}
@@ -31,7 +23,7 @@ export const CreateContentPage = Schema.Struct({
   title: NonEmptyString,
   slug: Schema.optional(Slug),
   status: Schema.optional(ContentPageStatus),
-  attributes: Schema.optional(ValuesInput)
+  attributes: Schema.optional(AttributeValuesField)
 })
 export type CreateContentPage = typeof CreateContentPage.Type
 
@@ -40,7 +32,7 @@ export const UpdateContentPage = Schema.Struct({
   title: Schema.optional(NonEmptyString),
   slug: Schema.optional(Slug),
   status: Schema.optional(ContentPageStatus),
-  attributes: Schema.optional(ValuesInput)
+  attributes: Schema.optional(AttributeValuesField)
 })
 export type UpdateContentPage = typeof UpdateContentPage.Type
 

@@ -11,9 +11,9 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { contentPagesFeature, isUsable } from "../tenancy/Features.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
+import { mergeValues, missingRequired, withoutRemovals } from "../products/ProductValues.js"
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
-import { mergeValues, missingRequired, withoutRemovals } from "./PageValues.js"
 
 type Failure = ValidationFailed | Conflict | Forbidden
 
