@@ -4,6 +4,7 @@ import { BrandsLive } from "./catalog/Brands.js"
 import { CategoriesLive } from "./catalog/Categories.js"
 import { ProductsLive } from "./products/Products.js"
 import { ContentPagesLive } from "./content/ContentPages.js"
+import { VariantsLive } from "./variants/Variants.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
 import { FamiliesLive } from "./schema/Families.js"
@@ -27,7 +28,8 @@ export const services = Layer.mergeAll(
   FamiliesLive,
   AuditLogLive,
   ConnectorsLive,
-  ContentPagesLive
+  ContentPagesLive,
+  VariantsLive
 ).pipe(
   Layer.provideMerge(AuthenticationLive)
 ).pipe(

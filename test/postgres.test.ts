@@ -3,6 +3,7 @@ import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
+import { variantsSuite } from "./contract/variants.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -16,4 +17,5 @@ describe.runIf(available)("postgres", () => {
   outboxSuite("postgres: outbox", postgresStorage)
   catalogSuite("postgres: catalog", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)
+  variantsSuite("postgres: variants", postgresStorage)
 })

@@ -2,6 +2,7 @@ import { catalogSuite } from "./contract/catalog.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
+import { variantsSuite } from "./contract/variants.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -14,3 +15,4 @@ schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
 catalogSuite("sqlite: catalog", storage)
 contentPagesSuite("sqlite: content pages", storage)
+variantsSuite("sqlite: variants", storage)

@@ -18,5 +18,6 @@ export const ATTRIBUTE_VALUE_TABLES: ReadonlyArray<AttributeValueTable> = [
   { table: "products", entityKind: "product", usageKey: "products" },
   { table: "categories", entityKind: "category", usageKey: "categories" },
   { table: "brands", entityKind: "brand", usageKey: "brands" },
-  { table: "content_pages", entityKind: "content", usageKey: "contentPages" }
+  { table: "content_pages", entityKind: "content", usageKey: "contentPages" },
+  { table: "variants", entityKind: "product", usageKey: "variants" }
 ]

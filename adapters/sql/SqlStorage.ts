@@ -11,6 +11,7 @@ import * as SqlCategoryRepository from "./SqlCategoryRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
 import * as SqlContentPageRepository from "./SqlContentPageRepository.js"
+import * as SqlVariantRepository from "./SqlVariantRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
@@ -40,7 +41,8 @@ export const repositories = Layer.mergeAll(
   SqlCategoryRepository.layer,
   SqlBrandRepository.layer,
   SqlProductRepository.layer,
-  SqlContentPageRepository.layer
+  SqlContentPageRepository.layer,
+  SqlVariantRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */

@@ -4,6 +4,7 @@
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
   "content_pages",
+  "variants",
   "product_numbers",
   "product_tags",
   "product_categories",

@@ -3,6 +3,7 @@ import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, Validat
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
 import { ContentPagesApi } from "./content/Api.js"
+import { VariantsApi } from "./variants/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
@@ -26,6 +27,7 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(BrandsApi)
   .add(ProductsApi)
   .add(ContentPagesApi)
+  .add(VariantsApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

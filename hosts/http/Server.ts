@@ -16,6 +16,7 @@ import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { ConnectorsLive } from "./connectors/Http.js"
 import { ContentPagesAuthLive } from "./content/Auth.js"
 import { ContentPagesLive } from "./content/Http.js"
+import { VariantsLive } from "./variants/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import * as CatalogHttp from "./catalog/Http.js"
@@ -76,7 +77,8 @@ const handlers = (config: HostConfig) =>
     CatalogHttp.CategoriesLive,
     CatalogHttp.BrandsLive,
     ProductsHttp.ProductsLive,
-    ContentPagesLive
+    ContentPagesLive,
+    VariantsLive
   ).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive))
   )

@@ -4,6 +4,7 @@ import outbox from "./0003_outbox.js"
 import catalog from "./0004_catalog.js"
 import modifiers from "./0008_modifiers.js"
 import contentPages from "./0009_content_pages.js"
+import variants from "./0010_variants.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -12,5 +13,6 @@ export const migrations = {
   "3_outbox": outbox,
   "4_catalog": catalog,
   "8_modifiers": modifiers,
-  "9_content_pages": contentPages
+  "9_content_pages": contentPages,
+  "10_variants": variants
 }
