@@ -5,6 +5,8 @@ import { CategoriesLive } from "./catalog/Categories.js"
 import { ProductsLive } from "./products/Products.js"
 import { ContentPagesLive } from "./content/ContentPages.js"
 import { VariantsLive } from "./variants/Variants.js"
+import { RelationshipsLive } from "./relationships/Relationships.js"
+import { ProductModifiersLive } from "./modifiers/ProductModifiers.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
 import { FamiliesLive } from "./schema/Families.js"
@@ -29,7 +31,9 @@ export const services = Layer.mergeAll(
   AuditLogLive,
   ConnectorsLive,
   ContentPagesLive,
-  VariantsLive
+  VariantsLive,
+  RelationshipsLive,
+  ProductModifiersLive
 ).pipe(
   Layer.provideMerge(AuthenticationLive)
 ).pipe(

@@ -4,6 +4,7 @@ import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { variantsSuite } from "./contract/variants.js"
+import { productLinksSuite } from "./contract/productLinks.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -18,4 +19,5 @@ describe.runIf(available)("postgres", () => {
   catalogSuite("postgres: catalog", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)
   variantsSuite("postgres: variants", postgresStorage)
+  productLinksSuite("postgres: product links", postgresStorage)
 })

@@ -3,6 +3,7 @@ import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { variantsSuite } from "./contract/variants.js"
+import { productLinksSuite } from "./contract/productLinks.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -16,3 +17,4 @@ outboxSuite("sqlite: outbox", storage)
 catalogSuite("sqlite: catalog", storage)
 contentPagesSuite("sqlite: content pages", storage)
 variantsSuite("sqlite: variants", storage)
+productLinksSuite("sqlite: product links", storage)

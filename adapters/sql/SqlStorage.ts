@@ -12,6 +12,8 @@ import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
 import * as SqlContentPageRepository from "./SqlContentPageRepository.js"
 import * as SqlVariantRepository from "./SqlVariantRepository.js"
+import * as SqlRelationshipRepository from "./SqlRelationshipRepository.js"
+import * as SqlProductModifierRepository from "./SqlProductModifierRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
@@ -42,7 +44,9 @@ export const repositories = Layer.mergeAll(
   SqlBrandRepository.layer,
   SqlProductRepository.layer,
   SqlContentPageRepository.layer,
-  SqlVariantRepository.layer
+  SqlVariantRepository.layer,
+  SqlRelationshipRepository.layer,
+  SqlProductModifierRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */

@@ -5,6 +5,8 @@
 export const TENANT_TABLES: ReadonlyArray<string> = [
   "content_pages",
   "variants",
+  "product_relationships",
+  "product_modifiers",
   "product_numbers",
   "product_tags",
   "product_categories",

@@ -4,6 +4,8 @@ import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
 import { ContentPagesApi } from "./content/Api.js"
 import { VariantsApi } from "./variants/Api.js"
+import { RelationshipsApi } from "./relationships/Api.js"
+import { ProductModifiersApi } from "./productModifiers/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
@@ -28,6 +30,8 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(ProductsApi)
   .add(ContentPagesApi)
   .add(VariantsApi)
+  .add(RelationshipsApi)
+  .add(ProductModifiersApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

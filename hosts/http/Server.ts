@@ -17,6 +17,8 @@ import { ConnectorsLive } from "./connectors/Http.js"
 import { ContentPagesAuthLive } from "./content/Auth.js"
 import { ContentPagesLive } from "./content/Http.js"
 import { VariantsLive } from "./variants/Http.js"
+import { RelationshipsLive } from "./relationships/Http.js"
+import { ProductModifiersLive } from "./productModifiers/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import * as CatalogHttp from "./catalog/Http.js"
@@ -78,7 +80,9 @@ const handlers = (config: HostConfig) =>
     CatalogHttp.BrandsLive,
     ProductsHttp.ProductsLive,
     ContentPagesLive,
-    VariantsLive
+    VariantsLive,
+    RelationshipsLive,
+    ProductModifiersLive
   ).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive))
   )

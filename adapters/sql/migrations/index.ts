@@ -5,6 +5,7 @@ import catalog from "./0004_catalog.js"
 import modifiers from "./0008_modifiers.js"
 import contentPages from "./0009_content_pages.js"
 import variants from "./0010_variants.js"
+import productLinks from "./0011_product_links.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -14,5 +15,6 @@ export const migrations = {
   "4_catalog": catalog,
   "8_modifiers": modifiers,
   "9_content_pages": contentPages,
-  "10_variants": variants
+  "10_variants": variants,
+  "11_product_links": productLinks
 }
