@@ -7,6 +7,7 @@ import { ContentPagesLive } from "./content/ContentPages.js"
 import { VariantsLive } from "./variants/Variants.js"
 import { RelationshipsLive } from "./relationships/Relationships.js"
 import { ProductModifiersLive } from "./modifiers/ProductModifiers.js"
+import { MediaLibraryLive } from "./media/MediaLibrary.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
 import { FamiliesLive } from "./schema/Families.js"
@@ -33,7 +34,8 @@ export const services = Layer.mergeAll(
   ContentPagesLive,
   VariantsLive,
   RelationshipsLive,
-  ProductModifiersLive
+  ProductModifiersLive,
+  MediaLibraryLive
 ).pipe(
   Layer.provideMerge(AuthenticationLive)
 ).pipe(

@@ -5,6 +5,7 @@ import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { variantsSuite } from "./contract/variants.js"
 import { productLinksSuite } from "./contract/productLinks.js"
+import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -20,4 +21,5 @@ describe.runIf(available)("postgres", () => {
   contentPagesSuite("postgres: content pages", postgresStorage)
   variantsSuite("postgres: variants", postgresStorage)
   productLinksSuite("postgres: product links", postgresStorage)
+  mediaSuite("postgres: media", postgresStorage)
 })

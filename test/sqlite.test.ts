@@ -4,6 +4,7 @@ import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
 import { variantsSuite } from "./contract/variants.js"
 import { productLinksSuite } from "./contract/productLinks.js"
+import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -18,3 +19,4 @@ catalogSuite("sqlite: catalog", storage)
 contentPagesSuite("sqlite: content pages", storage)
 variantsSuite("sqlite: variants", storage)
 productLinksSuite("sqlite: product links", storage)
+mediaSuite("sqlite: media", storage)

@@ -14,6 +14,7 @@ import * as SqlContentPageRepository from "./SqlContentPageRepository.js"
 import * as SqlVariantRepository from "./SqlVariantRepository.js"
 import * as SqlRelationshipRepository from "./SqlRelationshipRepository.js"
 import * as SqlProductModifierRepository from "./SqlProductModifierRepository.js"
+import * as SqlMediaRepository from "./SqlMediaRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
@@ -46,7 +47,8 @@ export const repositories = Layer.mergeAll(
   SqlContentPageRepository.layer,
   SqlVariantRepository.layer,
   SqlRelationshipRepository.layer,
-  SqlProductModifierRepository.layer
+  SqlProductModifierRepository.layer,
+  SqlMediaRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */

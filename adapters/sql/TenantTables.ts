@@ -4,6 +4,7 @@
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
   "content_pages",
+  "media",
   "variants",
   "product_relationships",
   "product_modifiers",

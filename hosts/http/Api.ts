@@ -6,6 +6,7 @@ import { ContentPagesApi } from "./content/Api.js"
 import { VariantsApi } from "./variants/Api.js"
 import { RelationshipsApi } from "./relationships/Api.js"
 import { ProductModifiersApi } from "./productModifiers/Api.js"
+import { MediaApi } from "./media/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
@@ -32,6 +33,7 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(VariantsApi)
   .add(RelationshipsApi)
   .add(ProductModifiersApi)
+  .add(MediaApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

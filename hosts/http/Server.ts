@@ -19,6 +19,7 @@ import { ContentPagesLive } from "./content/Http.js"
 import { VariantsLive } from "./variants/Http.js"
 import { RelationshipsLive } from "./relationships/Http.js"
 import { ProductModifiersLive } from "./productModifiers/Http.js"
+import { MediaLive } from "./media/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import * as CatalogHttp from "./catalog/Http.js"
@@ -82,7 +83,8 @@ const handlers = (config: HostConfig) =>
     ContentPagesLive,
     VariantsLive,
     RelationshipsLive,
-    ProductModifiersLive
+    ProductModifiersLive,
+    MediaLive
   ).pipe(
     Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive))
   )

@@ -6,6 +6,7 @@ import modifiers from "./0008_modifiers.js"
 import contentPages from "./0009_content_pages.js"
 import variants from "./0010_variants.js"
 import productLinks from "./0011_product_links.js"
+import media from "./0012_media.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -16,5 +17,6 @@ export const migrations = {
   "8_modifiers": modifiers,
   "9_content_pages": contentPages,
   "10_variants": variants,
-  "11_product_links": productLinks
+  "11_product_links": productLinks,
+  "12_media": media
 }
