@@ -21,7 +21,7 @@ const insertAll = (rows: ReadonlyArray<RawRow>, batch: number) =>
     const now = new Date().toISOString()
     const started = performance.now()
     for (let i = 0; i < rows.length; i += batch) {
-      const chunk = rows.slice(i, i + batch).map((r) => ({ ...r, createdAt: now, updatedAt: now }))
+      const chunk = rows.slice(i, i + batch).map((r) => ({ ...r, created_at: now, updated_at: now }))
       yield* sql.withTransaction(sql`insert into raw_products ${sql.insert(chunk)}`)
     }
     return (performance.now() - started) / 1000

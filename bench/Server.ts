@@ -33,7 +33,9 @@ export const startServer = async (databaseUrl: string | undefined): Promise<Benc
   const port = await freePort()
   const serviceKey = `svc_${randomBytes(24).toString("base64url")}`
   const sessionSecret = randomBytes(32).toString("base64url")
-  const child: ChildProcess = spawn(join(root, "node_modules/.bin/tsx"), ["hosts/http/main.ts"], {
+  // BENCH_PROFILE_DIR=<dir> writes a CPU profile of the server when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []
+  const child: ChildProcess = spawn(process.execPath, [...profile, "--import", "tsx", "hosts/http/main.ts"], {
     cwd: root,
     env: {
       ...process.env,

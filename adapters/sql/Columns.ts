@@ -20,3 +20,10 @@ export const IntColumn = Schema.Union(Schema.Number, Schema.NumberFromString)
 export const toJson = (value: unknown): string => JSON.stringify(value)
 
 export const toBool = (value: boolean): number => (value ? 1 : 0)
+
+/** Rows in slices of `size`, for multi-row inserts under the drivers' bound-parameter limits. */
+export const chunksOf = <A>(rows: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size))
+  return out
+}

@@ -2,26 +2,30 @@ import { SqlClient } from "@effect/sql"
 import { Effect, FiberRef, Layer } from "effect"
 import { EventLog } from "../../core/events/EventLog.js"
 import { appendedEvents } from "../../core/events/OutboxSignal.js"
-import { toJson } from "./Columns.js"
+import { chunksOf, toJson } from "./Columns.js"
 import { decodeEventRows, toCatalogEvent } from "./EventRow.js"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return EventLog.of({
-    append: (e) =>
-      sql`insert into events ${
-        sql.insert({
-          id: e.id,
-          organizationId: e.organizationId,
-          name: e.name,
-          entityType: e.entityType,
-          entityId: e.entityId,
-          actorType: e.actor.type,
-          actorId: e.actor.id,
-          payload: toJson(e.payload),
-          createdAt: e.createdAt
-        })
-      }`.pipe(Effect.zipRight(FiberRef.set(appendedEvents, true)), Effect.asVoid, Effect.orDie),
+    append: (events) =>
+      Effect.forEach(chunksOf(events, 500), (chunk) =>
+        sql`insert into events ${
+          sql.insert(chunk.map((e) => ({
+            id: e.id,
+            organizationId: e.organizationId,
+            name: e.name,
+            entityType: e.entityType,
+            entityId: e.entityId,
+            actorType: e.actor.type,
+            actorId: e.actor.id,
+            payload: toJson(e.payload),
+            createdAt: e.createdAt
+          })))
+        }`, { discard: true }).pipe(
+        Effect.zipRight(events.length > 0 ? FiberRef.set(appendedEvents, true) : Effect.void),
+        Effect.orDie
+      ),
     list: (organizationId, f) => {
       const conditions = [sql`organization_id = ${organizationId}`]
       if (f.entityType !== undefined) conditions.push(sql`entity_type = ${f.entityType}`)

@@ -41,12 +41,14 @@ export const make = Effect.gen(function*() {
         Effect.orDie,
         Effect.map((rows) => [...rows].sort((a, b) => a.seq - b.seq).map(toCatalogEvent))
       ),
-    complete: (holder, eventId) =>
-      sql`update events set dispatched = ${yes}, claimed_by = null, claimed_until = null
-          where id = ${eventId} and claimed_by = ${holder} returning id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orDie
-      ),
+    complete: (holder, eventIds) =>
+      eventIds.length === 0
+        ? Effect.succeed(true)
+        : sql`update events set dispatched = ${yes}, claimed_by = null, claimed_until = null
+              where ${sql.in("id", eventIds)} and claimed_by = ${holder} returning id`.pipe(
+          Effect.map((rows) => rows.length === eventIds.length),
+          Effect.orDie
+        ),
     renew: (holder, until) =>
       sql`update events set claimed_until = ${until} where claimed_by = ${holder} and dispatched = ${no}`.pipe(
         Effect.asVoid,

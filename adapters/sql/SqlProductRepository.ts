@@ -7,7 +7,7 @@ import type { ProductFilter, ProductPage, ProductSort } from "../../core/product
 import { ProductRepository, type ProductWrite } from "../../core/products/ProductRepository.js"
 import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { Conflict } from "../../core/shared/Errors.js"
-import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { chunksOf, IntColumn, JsonColumn, toJson } from "./Columns.js"
 import { facetsOf } from "./ProductFacets.js"
 import { prepareSearch, searchOf } from "./ProductSearch.js"
 import { productConditions } from "./ProductWhere.js"
@@ -50,13 +50,7 @@ const SORT_COLUMNS: Readonly<Record<"name" | "slug" | "status" | "updatedAt" | "
 }
 
 /** Rows per multi-row insert: far below both drivers' bound-parameter limits. */
-const CHUNK = 500
-
-const chunks = <A>(rows: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK))
-  return out
-}
+const chunks = <A>(rows: ReadonlyArray<A>) => chunksOf(rows, 500)
 
 const productColumns = (w: ProductWrite) => {
   const p = w.product

@@ -6,8 +6,8 @@ import { CatalogEvent, type NewEvent } from "./Event.js"
 
 /** The outbox: events are appended inside the write's transaction. */
 export class EventLog extends Context.Tag("catalog/EventLog")<EventLog, {
-  /** Appends one event; call it inside the transaction of the write it announces. */
-  readonly append: (event: CatalogEvent) => Effect.Effect<void>
+  /** Appends events in order; call it inside the transaction of the writes they announce. */
+  readonly append: (events: ReadonlyArray<CatalogEvent>) => Effect.Effect<void>
   /**
    * One organization's events matching `filter`, newest first: `filter.limit` of them from
    * `filter.offset`, and whether more follow.
@@ -23,8 +23,16 @@ export const emit = (event: NewEvent): Effect.Effect<CatalogEvent, never, EventL
   Effect.gen(function*() {
     const tenant = yield* CurrentTenant
     const record = yield* makeEvent(tenant.organizationId, tenant.actor, event)
-    yield* (yield* EventLog).append(record)
+    yield* (yield* EventLog).append([record])
     return record
+  })
+
+/** Records many events at once (one write for a batch), as done by the current actor. */
+export const emitAll = (events: ReadonlyArray<NewEvent>): Effect.Effect<void, never, EventLog | CurrentTenant | Crypto> =>
+  Effect.gen(function*() {
+    const tenant = yield* CurrentTenant
+    const records = yield* Effect.forEach(events, (event) => makeEvent(tenant.organizationId, tenant.actor, event))
+    yield* (yield* EventLog).append(records)
   })
 
 export const makeEvent = (

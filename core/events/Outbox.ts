@@ -13,8 +13,8 @@ export class Outbox extends Context.Tag("catalog/Outbox")<Outbox, {
    * organizations nobody else holds a live claim on (claims that ran out are taken over).
    */
   readonly claim: (holder: string, now: string, until: string, limit: number) => Effect.Effect<ReadonlyArray<CatalogEvent>>
-  /** Marks an event delivered; false when `holder` no longer holds its claim. */
-  readonly complete: (holder: string, eventId: string) => Effect.Effect<boolean>
+  /** Marks events delivered; false when `holder` no longer holds the claim of every one of them. */
+  readonly complete: (holder: string, eventIds: ReadonlyArray<string>) => Effect.Effect<boolean>
   /** Extends every claim `holder` still holds to `until`: the heartbeat of a live dispatcher. */
   readonly renew: (holder: string, until: string) => Effect.Effect<void>
   /** Gives back `holder`'s unfinished claims, for another dispatcher to take at once. */

@@ -1,5 +1,6 @@
 import { Effect, Either, Option, Schema } from "effect"
-import { emit } from "../events/EventLog.js"
+import type { NewEvent } from "../events/Event.js"
+import { emitAll } from "../events/EventLog.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
 import { Uuid } from "../shared/Fields.js"
 import { validationFailedOf } from "../shared/ParseIssues.js"
@@ -154,17 +155,19 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       }
     }
 
+    const announced: Array<NewEvent> = []
     for (const s of steps) {
       if (!done.has(s.index)) continue
       const id = s.op === "delete" ? s.product.id : s.write.product.id
       if (s.op === "create") {
-        yield* emit({ name: "product.created", entityType: "product", entityId: id, payload: { slug: s.write.product.slug } })
+        announced.push({ name: "product.created", entityType: "product", entityId: id, payload: { slug: s.write.product.slug } })
       } else if (s.op === "update" && s.changedFields.length > 0) {
-        yield* emit({ name: "product.updated", entityType: "product", entityId: id, payload: { changed_fields: s.changedFields } })
+        announced.push({ name: "product.updated", entityType: "product", entityId: id, payload: { changed_fields: s.changedFields } })
       } else if (s.op === "delete") {
-        yield* emit({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: s.product.slug } })
+        announced.push({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: s.product.slug } })
       }
       results.set(s.index, { ok: true, index: s.index, id })
     }
+    yield* emitAll(announced)
     return items.flatMap((_, index) => Option.toArray(Option.fromNullable(results.get(index))))
   })

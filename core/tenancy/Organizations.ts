@@ -50,7 +50,7 @@ export const makeOrganizations = Effect.gen(function*() {
 
   const record = (organizationId: string, actor: Actor, name: string, payload: Record<string, unknown>) =>
     makeEvent(organizationId, actor, { name, entityType: "organization", entityId: organizationId, payload }).pipe(
-      Effect.flatMap(events.append),
+      Effect.flatMap((event) => events.append([event])),
       Effect.provideService(Crypto, crypto)
     )
 

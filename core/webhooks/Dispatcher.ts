@@ -36,7 +36,7 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
     const sender = yield* WebhookSender
     const pollInterval = options.pollInterval ?? Duration.seconds(1)
     const leaseMillis = Duration.toMillis(options.lease ?? Duration.seconds(30))
-    const batchSize = options.batchSize ?? 100
+    const batchSize = options.batchSize ?? 500
     const concurrency = options.concurrency ?? 8
     const holder = yield* crypto.uuid
 
@@ -53,8 +53,21 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
     const dispatchOrganization = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
       Effect.gen(function*() {
         const installed = yield* uow.system(connectors.list(organizationId))
+        // Events nobody subscribes to are marked together: one write for the run of them,
+        // not one durable commit per event.
+        let unsubscribed: Array<string> = []
+        const flush = Effect.suspend(() => {
+          const ids = unsubscribed
+          unsubscribed = []
+          return ids.length === 0 ? Effect.succeed(true) : uow.system(outbox.complete(holder, ids))
+        })
         for (const event of events) {
           const targets = installed.filter((c) => subscribed(c.events, event.name))
+          if (targets.length === 0) {
+            unsubscribed.push(event.id)
+            continue
+          }
+          if (!(yield* flush)) return
           // Once sent, an event is logged and marked before anything may stop us.
           const stillOurs = yield* Effect.uninterruptible(
             Effect.gen(function*() {
@@ -64,7 +77,7 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
                   for (const { attempt, connector } of attempts) {
                     yield* connectors.recordDelivery(organizationId, connector.id, attempt, DELIVERY_LOG_SIZE)
                   }
-                  return yield* outbox.complete(holder, event.id)
+                  return yield* outbox.complete(holder, [event.id])
                 })
               )
             })
@@ -72,6 +85,7 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
           // Another dispatcher took the organization over after our lease ran out.
           if (!stillOurs) return
         }
+        yield* flush
       })
 
     // While a batch is worked on, its claims are renewed well before they run out, so no
