@@ -3,6 +3,11 @@ import { ModifiersLive } from "./modifiers/Modifiers.js"
 import { BrandsLive } from "./catalog/Brands.js"
 import { CategoriesLive } from "./catalog/Categories.js"
 import { ProductsLive } from "./products/Products.js"
+import { ContentPagesLive } from "./content/ContentPages.js"
+import { VariantsLive } from "./variants/Variants.js"
+import { RelationshipsLive } from "./relationships/Relationships.js"
+import { ProductModifiersLive } from "./modifiers/ProductModifiers.js"
+import { MediaLibraryLive } from "./media/MediaLibrary.js"
 import { AttributeGroupsLive } from "./schema/AttributeGroups.js"
 import { AttributesLive } from "./schema/Attributes.js"
 import { FamiliesLive } from "./schema/Families.js"
@@ -25,7 +30,12 @@ export const services = Layer.mergeAll(
   AttributesLive,
   FamiliesLive,
   AuditLogLive,
-  ConnectorsLive
+  ConnectorsLive,
+  ContentPagesLive,
+  VariantsLive,
+  RelationshipsLive,
+  ProductModifiersLive,
+  MediaLibraryLive
 ).pipe(
   Layer.provideMerge(AuthenticationLive)
 ).pipe(

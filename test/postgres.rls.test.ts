@@ -4,12 +4,14 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, Schema } from "effect"
 import { APP_ROLE } from "../adapters/sql/Rls.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
+import { TENANT_TABLES } from "../adapters/sql/TenantTables.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { postgresAvailable, postgresClient } from "./support/Postgres.js"
 
 const available = await postgresAvailable()
 
 const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
+const Security = Schema.Array(Schema.Struct({ relname: Schema.String, relrowsecurity: Schema.Boolean, relforcerowsecurity: Schema.Boolean }))
 const count = (table: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`select CAST(count(*) AS INTEGER) as n from ${sql(table)}`.pipe(
@@ -62,6 +64,15 @@ describe.runIf(available)("postgres row-level security", () => {
         const defect = Cause.squash(crossWrite.cause)
         assert(defect instanceof SqlError)
         expect(String(defect.cause)).toContain("row-level security")
+      }))
+
+    it.effect("puts every tenant table under forced row-level security", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql`select relname, relrowsecurity, relforcerowsecurity from pg_class
+          where relkind = 'r' and ${sql.in("relname", TENANT_TABLES)}`.pipe(Effect.flatMap(Schema.decodeUnknown(Security)))
+        const unprotected = TENANT_TABLES.filter((t) => !rows.some((r) => r.relname === t && r.relrowsecurity && r.relforcerowsecurity))
+        expect(unprotected).toEqual([])
       }))
   })
 })

@@ -1,7 +1,11 @@
 import { catalogSuite } from "./contract/catalog.js"
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
+import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
+import { variantsSuite } from "./contract/variants.js"
+import { productLinksSuite } from "./contract/productLinks.js"
+import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -14,4 +18,8 @@ describe.runIf(available)("postgres", () => {
   schemaSuite("postgres: schema", postgresStorage)
   outboxSuite("postgres: outbox", postgresStorage)
   catalogSuite("postgres: catalog", postgresStorage)
+  contentPagesSuite("postgres: content pages", postgresStorage)
+  variantsSuite("postgres: variants", postgresStorage)
+  productLinksSuite("postgres: product links", postgresStorage)
+  mediaSuite("postgres: media", postgresStorage)
 })

@@ -1,6 +1,10 @@
 import { catalogSuite } from "./contract/catalog.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
+import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
+import { variantsSuite } from "./contract/variants.js"
+import { productLinksSuite } from "./contract/productLinks.js"
+import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
@@ -12,3 +16,7 @@ modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
 catalogSuite("sqlite: catalog", storage)
+contentPagesSuite("sqlite: content pages", storage)
+variantsSuite("sqlite: variants", storage)
+productLinksSuite("sqlite: product links", storage)
+mediaSuite("sqlite: media", storage)

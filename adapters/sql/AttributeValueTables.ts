@@ -17,5 +17,7 @@ export interface AttributeValueTable {
 export const ATTRIBUTE_VALUE_TABLES: ReadonlyArray<AttributeValueTable> = [
   { table: "products", entityKind: "product", usageKey: "products" },
   { table: "categories", entityKind: "category", usageKey: "categories" },
-  { table: "brands", entityKind: "brand", usageKey: "brands" }
+  { table: "brands", entityKind: "brand", usageKey: "brands" },
+  { table: "content_pages", entityKind: "content", usageKey: "contentPages" },
+  { table: "variants", entityKind: "product", usageKey: "variants" }
 ]

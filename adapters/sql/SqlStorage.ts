@@ -10,6 +10,11 @@ import * as SqlBrandRepository from "./SqlBrandRepository.js"
 import * as SqlCategoryRepository from "./SqlCategoryRepository.js"
 import * as SqlEventLog from "./SqlEventLog.js"
 import * as SqlConnectorRepository from "./SqlConnectorRepository.js"
+import * as SqlContentPageRepository from "./SqlContentPageRepository.js"
+import * as SqlVariantRepository from "./SqlVariantRepository.js"
+import * as SqlRelationshipRepository from "./SqlRelationshipRepository.js"
+import * as SqlProductModifierRepository from "./SqlProductModifierRepository.js"
+import * as SqlMediaRepository from "./SqlMediaRepository.js"
 import * as SqlFamilyRepository from "./SqlFamilyRepository.js"
 import * as SqlModifierRepository from "./SqlModifierRepository.js"
 import * as SqlOutbox from "./SqlOutbox.js"
@@ -38,7 +43,12 @@ export const repositories = Layer.mergeAll(
   SqlOutbox.layer,
   SqlCategoryRepository.layer,
   SqlBrandRepository.layer,
-  SqlProductRepository.layer
+  SqlProductRepository.layer,
+  SqlContentPageRepository.layer,
+  SqlVariantRepository.layer,
+  SqlRelationshipRepository.layer,
+  SqlProductModifierRepository.layer,
+  SqlMediaRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 
 /** The storage ports over `client`, after migrating it. */

@@ -3,6 +3,11 @@
  * them all and the cascade delete counts them; a new tenant table is added here.
  */
 export const TENANT_TABLES: ReadonlyArray<string> = [
+  "content_pages",
+  "media",
+  "variants",
+  "product_relationships",
+  "product_modifiers",
   "product_numbers",
   "product_tags",
   "product_categories",

@@ -75,8 +75,8 @@ export const toProduct = (r: ProductRecord): Product =>
     updatedAt: r.updatedAt
   }, true)
 
-export const toListItem = (r: ProductRecord): ProductListItem =>
-  new ProductListItem({ ...toProduct(r), thumbnailUrl: null, categoryIds: r.categoryIds }, true)
+export const toListItem = (r: ProductRecord, thumbnailUrl: string | null = null): ProductListItem =>
+  new ProductListItem({ ...toProduct(r), thumbnailUrl, categoryIds: r.categoryIds }, true)
 
 const CategoryIds = Schema.Array(Uuid).pipe(Schema.maxItems(100, { message: () => "at most 100 categories" }))
 

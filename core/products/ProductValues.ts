@@ -114,12 +114,13 @@ export const productIndex = (
 export const missingRequired = (
   attributes: ReadonlyArray<FamilyAttribute>,
   values: AttributeValues,
-  scope: { readonly locale: string | null; readonly channel: string | null }
+  scope: { readonly locale: string | null; readonly channel: string | null },
+  record = "product"
 ): ReadonlyArray<Issue> =>
   attributes
     .filter((a) => a.effectiveRequirement === "required" && !isFilled(a, values[a.code], scope))
     .map((a) => ({
       path: ["attributes", a.code],
-      message: `required attribute ${a.code} must be filled to activate the product`,
+      message: `required attribute ${a.code} must be filled to activate the ${record}`,
       code: "required_attribute_missing"
     }))

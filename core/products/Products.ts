@@ -1,5 +1,8 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { BrandRepository } from "../catalog/BrandRepository.js"
+import { mediaUrl } from "../media/Media.js"
+import { BlobStore } from "../shared/BlobStore.js"
+import { MediaRepository } from "../media/MediaRepository.js"
 import { CategoryRepository } from "../catalog/CategoryRepository.js"
 import { emit, EventLog } from "../events/EventLog.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
@@ -43,8 +46,19 @@ const DEFAULT_CAPS: Readonly<Record<FacetDimension, number>> = {
   tags: 30
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly id: string } =>
+  typeof item === "object" && item !== null && "op" in item && item.op === "delete" && "id" in item && typeof item.id === "string" &&
+  UUID.test(item.id)
+
+/** The ids bulk items ask to delete, valid or not: only to look up their media beforehand. */
+const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id)
+
 export const makeProducts = Effect.gen(function*() {
   const repo = yield* ProductRepository
+  const media = yield* MediaRepository
+  const blobs = yield* BlobStore
   const families = yield* FamilyRepository
   const brands = yield* BrandRepository
   const categories = yield* CategoryRepository
@@ -153,15 +167,21 @@ export const makeProducts = Effect.gen(function*() {
       })
     )
 
+  /** After a commit that deleted products: their media rows went with them, their bytes go now. */
+  const removeBlobs = (keys: ReadonlyArray<{ readonly productId: string; readonly blobKey: string }>, deleted: ReadonlySet<string>) =>
+    Effect.forEach(keys, (k) => (deleted.has(k.productId) ? blobs.remove(k.blobKey) : Effect.void), { discard: true })
+
   const remove = (id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
         const found = yield* repo.findById(organizationId, id)
         if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
+        const keys = yield* media.blobKeysOf(organizationId, [id])
         yield* repo.delete(organizationId, id)
         yield* emit({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: found.value.slug } })
+        return keys
       })
-    )
+    ).pipe(Effect.flatMap((keys) => removeBlobs(keys, new Set([id]))))
 
   const list = (query: ListProductsQuery) =>
     inTenant((organizationId) =>
@@ -171,8 +191,12 @@ export const makeProducts = Effect.gen(function*() {
         const limit = query.limit ?? 50
         const offset = query.offset ?? 0
         const page = yield* repo.list(organizationId, filter, sort, { limit, offset, withTotal: query.withTotal ?? false })
+        const thumbnails = yield* media.firstOf(organizationId, page.items.map((p) => p.id))
         return new ProductList({
-          data: page.items.map(toListItem),
+          data: page.items.map((item) => {
+            const first = thumbnails.get(item.id)
+            return toListItem(item, first === undefined ? null : mediaUrl(first))
+          }),
           limit,
           offset,
           hasMore: page.hasMore,
@@ -207,11 +231,21 @@ export const makeProducts = Effect.gen(function*() {
   const bulk = (items: ReadonlyArray<unknown>) =>
     Effect.flatMap(CurrentTenant, (tenant) =>
       inTenant((organizationId) =>
-        runBulk(organizationId, items, {
-          planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),
-          nestedTransaction: (effect) => uow.tenant(organizationId, effect),
-          newId: crypto.uuid
+        Effect.gen(function*() {
+          const keys = yield* media.blobKeysOf(organizationId, deleteIds(items))
+          const results = yield* runBulk(organizationId, items, {
+            planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),
+            nestedTransaction: (effect) => uow.tenant(organizationId, effect),
+            newId: crypto.uuid
+          })
+          return { keys, results }
         })
+      ).pipe(
+        Effect.tap(({ keys, results }) => {
+          const deleted = new Set(results.flatMap((r) => (r.ok && deleteIds([items[r.index]]).includes(r.id) ? [r.id] : [])))
+          return removeBlobs(keys, deleted)
+        }),
+        Effect.map(({ results }) => results)
       ))
 
   return Products.of({ create, get, update, delete: remove, list, facets, bulk })

@@ -47,3 +47,8 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
 }) {}
 
 export type CatalogError = ValidationFailed | NotFound | Conflict | Forbidden | Unauthenticated
+
+/** A body or upload over its size limit. */
+export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
+  message: Schema.String
+}) {}

@@ -20,6 +20,7 @@ import { OrganizationRepository } from "./OrganizationRepository.js"
 import { Authentication } from "./Authentication.js"
 import type { Principal } from "./Principal.js"
 import { UserRepository } from "./UserRepository.js"
+import { contentPagesFeature } from "./Features.js"
 
 export class Organizations extends Context.Tag("catalog/Organizations")<Organizations, {
   /** Creates an organization for a signed-in member of another one, or for the service on behalf of `initialAdmin`. */
@@ -142,10 +143,7 @@ export const makeOrganizations = Effect.gen(function*() {
     return new OrganizationDetails({
       ...organization,
       features: {
-        content_pages: {
-          entitled: settings.contentPagesEntitled,
-          enabled: organization.settings?.content_pages_enabled ?? true
-        }
+        content_pages: contentPagesFeature(settings.contentPagesEntitled, organization.settings)
       },
       billing
     })

@@ -2,6 +2,11 @@ import { HttpApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
+import { ContentPagesApi } from "./content/Api.js"
+import { VariantsApi } from "./variants/Api.js"
+import { RelationshipsApi } from "./relationships/Api.js"
+import { ProductModifiersApi } from "./productModifiers/Api.js"
+import { MediaApi } from "./media/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
@@ -24,6 +29,11 @@ export class CatalogApi extends HttpApi.make("catalog")
   .add(CategoriesApi)
   .add(BrandsApi)
   .add(ProductsApi)
+  .add(ContentPagesApi)
+  .add(VariantsApi)
+  .add(RelationshipsApi)
+  .add(ProductModifiersApi)
+  .add(MediaApi)
   .addError(NotFoundWire)
   .addError(ConflictWire)
   .addError(ForbiddenWire)

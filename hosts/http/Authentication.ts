@@ -21,17 +21,15 @@ export class TenantAuth extends HttpApiMiddleware.Tag<TenantAuth>()("TenantAuth"
   provides: CurrentTenant
 }) {}
 
-export const TenantAuthLive = Layer.effect(
-  TenantAuth,
+/** The organization and actor of the current request, from its credentials. */
+export const resolveTenant = (auth: typeof Authentication.Service) =>
   Effect.gen(function*() {
-    const auth = yield* Authentication
-    return Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const principal = yield* auth.principal(bearerOf(request))
-      return yield* auth.tenant(principal, request.headers["x-organization-id"])
-    })
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const principal = yield* auth.principal(bearerOf(request))
+    return yield* auth.tenant(principal, request.headers["x-organization-id"])
   })
-)
+
+export const TenantAuthLive = Layer.effect(TenantAuth, Effect.map(Authentication, resolveTenant))
 
 /** Who calls, and the organization they act in when one is selected. */
 export class Caller extends Context.Tag("catalog/http/Caller")<Caller, {

@@ -1,6 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
+import { Conflict, Forbidden, NotFound, TooLarge, Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
 
 /** The one error envelope of the API: `{error: {code, message, details?}}`. */
 export const Envelope = Schema.Struct({
@@ -65,3 +65,10 @@ export const errorObject = (e: NotFound | Conflict | ValidationFailed): Envelope
       return Schema.encodeSync(ValidationFailedWire)(e).error
   }
 }
+
+/** An upload over its limit, found while streaming it: the same answer as the edge's Content-Length check. */
+export const TooLargeWire = Schema.transform(Envelope, TooLarge, {
+  strict: true,
+  decode: (e) => ({ _tag: "TooLarge" as const, message: e.error.message }),
+  encode: (e) => envelope("FST_ERR_CTP_BODY_TOO_LARGE", e.message)
+}).annotations(HttpApiSchema.annotations({ status: 413 }))

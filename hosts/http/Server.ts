@@ -14,6 +14,12 @@ import { CatalogApi } from "./Api.js"
 import { AuditLive } from "./audit/Http.js"
 import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { ConnectorsLive } from "./connectors/Http.js"
+import { ContentPagesAuthLive } from "./content/Auth.js"
+import { ContentPagesLive } from "./content/Http.js"
+import { VariantsLive } from "./variants/Http.js"
+import { RelationshipsLive } from "./relationships/Http.js"
+import { ProductModifiersLive } from "./productModifiers/Http.js"
+import { MediaLive } from "./media/Http.js"
 import { databaseKind, type HostConfig } from "./Config.js"
 import { EdgeLive } from "./ErrorMapping.js"
 import * as CatalogHttp from "./catalog/Http.js"
@@ -73,9 +79,14 @@ const handlers = (config: HostConfig) =>
     ConnectorsLive,
     CatalogHttp.CategoriesLive,
     CatalogHttp.BrandsLive,
-    ProductsHttp.ProductsLive
+    ProductsHttp.ProductsLive,
+    ContentPagesLive,
+    VariantsLive,
+    RelationshipsLive,
+    ProductModifiersLive,
+    MediaLive
   ).pipe(
-    Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey)))
+    Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive))
   )
 
 /** The HTTP application on whatever `HttpServer` is provided (a real port, or a test server). */

@@ -3,6 +3,10 @@ import schema from "./0002_schema.js"
 import outbox from "./0003_outbox.js"
 import catalog from "./0004_catalog.js"
 import modifiers from "./0008_modifiers.js"
+import contentPages from "./0009_content_pages.js"
+import variants from "./0010_variants.js"
+import productLinks from "./0011_product_links.js"
+import media from "./0012_media.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -10,5 +14,9 @@ export const migrations = {
   "2_schema": schema,
   "3_outbox": outbox,
   "4_catalog": catalog,
-  "8_modifiers": modifiers
+  "8_modifiers": modifiers,
+  "9_content_pages": contentPages,
+  "10_variants": variants,
+  "11_product_links": productLinks,
+  "12_media": media
 }

@@ -1,0 +1,37 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { ProductRelationship } from "../../core/relationships/Relationship.js"
+import { RelationshipRepository } from "../../core/relationships/RelationshipRepository.js"
+import { Conflict } from "../../core/shared/Errors.js"
+import { isUniqueViolation } from "./SqlErrors.js"
+
+const decodeRows = Schema.decodeUnknown(Schema.Array(ProductRelationship))
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const all = (rows: ReadonlyArray<unknown>) => Effect.orDie(decodeRows(rows))
+
+  return RelationshipRepository.of({
+    insert: (r) =>
+      sql`insert into product_relationships ${sql.insert({ ...r })}`.pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", (e) =>
+          isUniqueViolation(e)
+            ? Effect.fail(new Conflict({ message: `product ${r.productId} already has a ${r.type} link to ${r.relatedProductId}` }))
+            : Effect.die(e))
+      ),
+    ofProduct: (organizationId, productId) =>
+      sql`select * from product_relationships where organization_id = ${organizationId} and product_id = ${productId}
+          order by created_at, id`.pipe(Effect.orDie, Effect.flatMap(all)),
+    find: (organizationId, productId, id) =>
+      sql`select * from product_relationships where organization_id = ${organizationId} and product_id = ${productId} and id = ${id}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(all),
+        Effect.map((rows) => Option.fromNullable(rows[0]))
+      ),
+    remove: (organizationId, id) =>
+      sql`delete from product_relationships where organization_id = ${organizationId} and id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+  })
+})
+
+export const layer = Layer.effect(RelationshipRepository, make)

@@ -1,0 +1,78 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option, Schema } from "effect"
+import { StoredAttributeValues } from "../../core/catalog/Category.js"
+import { Conflict } from "../../core/shared/Errors.js"
+import { Variant, VariantStatus } from "../../core/variants/Variant.js"
+import { VariantRepository, type VariantWrite } from "../../core/variants/VariantRepository.js"
+import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { isUniqueViolation } from "./SqlErrors.js"
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  productId: Schema.String,
+  sku: Schema.String,
+  name: Schema.String,
+  status: VariantStatus,
+  attributes: JsonColumn(StoredAttributeValues),
+  position: IntColumn,
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+
+const COLUMNS = "id, organization_id, product_id, sku, name, status, attributes, position, created_at, updated_at"
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const all = (rows: ReadonlyArray<unknown>) =>
+    decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => r.map((row) => new Variant(row, true))))
+  // The use case checks both first; this answers a concurrent write that got there in between.
+  const conflict = (w: VariantWrite) => (e: Parameters<typeof isUniqueViolation>[0]) =>
+    isUniqueViolation(e)
+      ? Effect.fail(new Conflict({ message: `sku ${w.variant.sku} or this variant axis combination is taken` }))
+      : Effect.die(e)
+  const ofProduct = (organizationId: string, productId: string) =>
+    sql`select ${sql.literal(COLUMNS)} from variants where organization_id = ${organizationId} and product_id = ${productId}
+        order by position, created_at, id`
+
+  return VariantRepository.of({
+    insert: (w) =>
+      sql`insert into variants ${sql.insert({ ...w.variant, attributes: toJson(w.variant.attributes), axisKey: w.axisKey })}`.pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", conflict(w))
+      ),
+    update: (w) => {
+      const v = w.variant
+      return sql`update variants set sku = ${v.sku}, name = ${v.name}, status = ${v.status}, attributes = ${toJson(v.attributes)},
+          axis_key = ${w.axisKey}, position = ${v.position}, updated_at = ${v.updatedAt}
+          where organization_id = ${v.organizationId} and id = ${v.id}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", conflict(w)))
+    },
+    remove: (organizationId, productId, id) =>
+      sql`delete from variants where organization_id = ${organizationId} and product_id = ${productId} and id = ${id} returning id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    find: (organizationId, productId, id) =>
+      sql`select ${sql.literal(COLUMNS)} from variants
+          where organization_id = ${organizationId} and product_id = ${productId} and id = ${id}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(all),
+        Effect.map((r) => Option.fromNullable(r[0]))
+      ),
+    ofProduct: (organizationId, productId) => ofProduct(organizationId, productId).pipe(Effect.orDie, Effect.flatMap(all)),
+    page: (organizationId, productId, page) =>
+      sql`${ofProduct(organizationId, productId)} limit ${page.limit + 1} offset ${page.offset}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(all),
+        Effect.map((rows) => ({ variants: rows.slice(0, page.limit), hasMore: rows.length > page.limit }))
+      ),
+    skuTaken: (organizationId, sku, exceptId) =>
+      sql`select id from variants where organization_id = ${organizationId} and sku = ${sku}`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows.some((r) => r.id !== exceptId))
+      )
+  })
+})
+
+export const layer = Layer.effect(VariantRepository, make)

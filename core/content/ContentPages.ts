@@ -1,0 +1,208 @@
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { slugify } from "../catalog/Text.js"
+import { emit, EventLog } from "../events/EventLog.js"
+import { type AttributeSpec, type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
+import { now } from "../schema/Tenant.js"
+import { CatalogSettings } from "../shared/CatalogSettings.js"
+import { Crypto } from "../shared/Crypto.js"
+import { Conflict, Forbidden, type Issue, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { contentPagesFeature, isUsable } from "../tenancy/Features.js"
+import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
+import { mergeValues, missingRequired, withoutRemovals } from "../products/ProductValues.js"
+import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
+import { ContentPageRepository } from "./ContentPageRepository.js"
+
+type Failure = ValidationFailed | Conflict | Forbidden
+
+export class ContentPages extends Context.Tag("catalog/ContentPages")<ContentPages, {
+  /** Fails with Forbidden unless the organization may use content pages (entitled and enabled). */
+  readonly ensureEnabled: Effect.Effect<void, Forbidden, CurrentTenant>
+  readonly list: (filter: ContentPageFilter) => Effect.Effect<ContentPageList, Forbidden, CurrentTenant>
+  readonly get: (id: string) => Effect.Effect<ContentPage, NotFound | Forbidden, CurrentTenant>
+  readonly create: (input: CreateContentPage) => Effect.Effect<ContentPage, Failure, CurrentTenant>
+  readonly update: (id: string, input: UpdateContentPage) => Effect.Effect<ContentPage, NotFound | Failure, CurrentTenant>
+  readonly remove: (id: string) => Effect.Effect<void, NotFound | Forbidden, CurrentTenant>
+}>() {}
+
+const specsOf = (schema: FamilySchema): ReadonlyMap<string, AttributeSpec> => new Map(schema.attributes.map((a) => [a.code, a]))
+
+const isRemoval = (entry: unknown): boolean =>
+  typeof entry === "object" && entry !== null && "value" in entry && entry.value === null && "locale" in entry && "channel" in entry
+
+/** Removal entries under codes the family no longer declares (a detached attribute) are removals, not errors. */
+const undeclaredRemovals = (specs: ReadonlyMap<string, AttributeSpec>, current: AttributeValues, patch: Readonly<Record<string, unknown>>) => {
+  const declared: Record<string, unknown> = {}
+  const removed: Array<string> = []
+  for (const [code, entries] of Object.entries(patch)) {
+    if (!specs.has(code) && code in current && Array.isArray(entries) && entries.length > 0 && entries.every(isRemoval)) removed.push(code)
+    else declared[code] = entries
+  }
+  return { declared, removed }
+}
+
+export const makeContentPages = Effect.gen(function*() {
+  const repo = yield* ContentPageRepository
+  const families = yield* FamilyRepository
+  const organizations = yield* OrganizationRepository
+  const settings = yield* CatalogSettings
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+
+  const record = (name: string, id: string, payload: Record<string, unknown>) =>
+    emit({ name, entityType: "content_page", entityId: id, payload }).pipe(
+      Effect.provideService(Crypto, crypto),
+      Effect.provideService(EventLog, events)
+    )
+
+  const organizationOf = (organizationId: string) =>
+    Effect.map(organizations.findById(organizationId), Option.map((row) => row.organization))
+
+  const gate = (organizationId: string) =>
+    Effect.flatMap(organizationOf(organizationId), (organization) => {
+      const feature = contentPagesFeature(settings.contentPagesEntitled, Option.match(organization, { onNone: () => null, onSome: (o) => o.settings }))
+      return isUsable(feature)
+        ? Effect.void
+        : Effect.fail(new Forbidden({ message: feature.entitled ? "content pages are disabled for this organization" : "content pages are not part of this plan" }))
+    })
+
+  /** One transaction of the current organization, after the feature check. */
+  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, Effect.zipRight(gate(t.organizationId), f(t.organizationId))))
+
+  const find = (organizationId: string, id: string) =>
+    Effect.flatMap(repo.findById(organizationId, id), Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "content page", id })),
+      onSome: Effect.succeed
+    }))
+
+  const contentFamily = (organizationId: string, familyId: string) =>
+    Effect.flatMap(families.schemaOf(organizationId, familyId), (schema) =>
+      Option.isSome(schema) && schema.value.family.entityKind === "content"
+        ? Effect.succeed(schema.value)
+        : Effect.fail(ValidationFailed.one(["familyId"], `content family ${familyId} does not exist`, "unknown_family")))
+
+  const defaultScope = (organizationId: string) =>
+    Effect.map(organizationOf(organizationId), (o) => {
+      const s = Option.getOrNull(o)?.settings ?? null
+      return { locale: s?.default_locale ?? null, channel: s?.default_channel ?? null }
+    })
+
+  const slugFor = (organizationId: string, title: string, id: string) =>
+    Effect.gen(function*() {
+      const base = slugify(title) || "page"
+      const suffixed = `${base.slice(0, 71)}-${id.replace(/-/g, "").slice(-8)}`
+      const taken = yield* repo.slugsTaken(organizationId, [base, suffixed])
+      return !taken.has(base) ? base : !taken.has(suffixed) ? suffixed : `${base.slice(0, 40)}-${id}`
+    })
+
+  const ensureSlugFree = (organizationId: string, slug: string) =>
+    Effect.flatMap(repo.slugsTaken(organizationId, [slug]), (taken) =>
+      taken.has(slug) ? Effect.fail(new Conflict({ message: `content page slug ${slug} is taken` })) : Effect.void)
+
+  const refuse = (issues: ReadonlyArray<Issue>) => issues.length > 0 ? Effect.fail(ValidationFailed.of(issues)) : Effect.void
+
+  const create = (input: CreateContentPage) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const schema = yield* contentFamily(organizationId, input.familyId)
+        const checked = validateAttributeValues(specsOf(schema), input.attributes ?? {}, ["attributes"])
+        if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
+        const values = withoutRemovals(checked.right)
+        const status = input.status ?? "draft"
+        if (status === "active") yield* refuse(missingRequired(schema.attributes, values, yield* defaultScope(organizationId), "content page"))
+        const id = yield* crypto.uuid
+        if (input.slug !== undefined) yield* ensureSlugFree(organizationId, input.slug)
+        const at = yield* now
+        const page = new ContentPage({
+          id,
+          organizationId,
+          familyId: input.familyId,
+          title: input.title,
+          slug: input.slug ?? (yield* slugFor(organizationId, input.title, id)),
+          status,
+          attributes: values,
+          createdAt: at,
+          updatedAt: at
+        }, true)
+        yield* repo.insert(page)
+        yield* record("content_page.created", id, { slug: page.slug })
+        return page
+      })
+    )
+
+  const update = (id: string, input: UpdateContentPage) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const current = yield* find(organizationId, id)
+        const familyId = input.familyId ?? current.familyId
+        const schema = yield* contentFamily(organizationId, familyId)
+        const specs = specsOf(schema)
+        let values: AttributeValues = current.attributes
+        let touched: ReadonlyArray<string> = []
+        if (input.attributes !== undefined) {
+          const { declared, removed } = undeclaredRemovals(specs, current.attributes, input.attributes)
+          const checked = validateAttributeValues(specs, declared, ["attributes"])
+          if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
+          const merged = mergeValues(current.attributes, checked.right)
+          const kept = { ...merged.merged }
+          for (const code of removed) delete kept[code]
+          values = kept
+          touched = [...merged.touched, ...removed]
+        }
+        if (familyId !== current.familyId) {
+          // Values kept from the old family must suit the new one.
+          const recheck = validateAttributeValues(specs, values, ["attributes"])
+          if (Either.isLeft(recheck)) return yield* ValidationFailed.of(recheck.left)
+        }
+        if (input.status === "active") {
+          yield* refuse(missingRequired(schema.attributes, values, yield* defaultScope(organizationId), "content page"))
+        }
+        if (input.slug !== undefined && input.slug !== current.slug) yield* ensureSlugFree(organizationId, input.slug)
+        const next = new ContentPage({
+          ...current,
+          familyId,
+          title: input.title ?? current.title,
+          slug: input.slug ?? current.slug,
+          status: input.status ?? current.status,
+          attributes: values,
+          updatedAt: yield* now
+        }, true)
+        const changed = [
+          ...(["familyId", "title", "slug", "status"] as const).filter((k) => next[k] !== current[k]),
+          ...touched.map((code) => `attributes.${code}`)
+        ]
+        if (changed.length === 0) return current
+        yield* repo.update(next)
+        yield* record("content_page.updated", id, { changed_fields: changed })
+        return next
+      })
+    )
+
+  const remove = (id: string) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const page = yield* find(organizationId, id)
+        yield* repo.remove(organizationId, id)
+        yield* record("content_page.deleted", id, { slug: page.slug })
+      })
+    )
+
+  return ContentPages.of({
+    ensureEnabled: inTenant(() => Effect.void),
+    list: (filter) =>
+      inTenant((organizationId) =>
+        Effect.map(repo.list(organizationId, filter), ({ hasMore, pages }) =>
+          new ContentPageList({ data: pages, limit: filter.limit, offset: filter.offset, hasMore }, true))
+      ),
+    get: (id) => inTenant((organizationId) => find(organizationId, id)),
+    create,
+    update,
+    remove
+  })
+})
+
+export const ContentPagesLive = Layer.effect(ContentPages, makeContentPages)

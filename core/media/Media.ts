@@ -1,0 +1,66 @@
+import { Schema, type Stream } from "effect"
+import { Timestamp, Uuid } from "../shared/Fields.js"
+
+/** Uploads are refused past this many bytes (the specification's 100 MB). */
+export const MAX_MEDIA_BYTES = 100 * 1024 * 1024
+
+/** Where the bytes of a media record are served. */
+export const mediaUrl = (id: string): string => `/v1/media/${id}/content`
+
+/**
+ * An uploaded file. Attached to a product (with its `alt` and `position` there) until it is
+ * detached; `productId` is null after that, until the media is deleted.
+ */
+export class Media extends Schema.Class<Media>("Media")({
+  id: Uuid,
+  organizationId: Uuid,
+  productId: Schema.NullOr(Uuid),
+  url: Schema.String,
+  filename: Schema.String,
+  contentType: Schema.String,
+  size: Schema.Int,
+  sha256: Schema.String,
+  alt: Schema.NullOr(Schema.String),
+  position: Schema.Int,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+/** A media record as stored: the wire record plus where its bytes are. */
+export interface MediaRecord {
+  readonly media: Media
+  readonly blobKey: string
+}
+
+const Alt = Schema.String.pipe(Schema.maxLength(1000, { message: () => "must be at most 1000 characters" }))
+const Position = Schema.Int.pipe(Schema.nonNegative({ message: () => "must be an integer >= 0" }))
+
+export const UpdateMedia = Schema.Struct({
+  alt: Schema.optional(Schema.NullOr(Alt)),
+  position: Schema.optional(Position)
+})
+export type UpdateMedia = typeof UpdateMedia.Type
+
+/** The form fields an upload may carry besides `file`, as text. */
+export const UploadFields = Schema.Struct({
+  alt: Schema.optional(Alt),
+  position: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(Position)))
+})
+
+/** One part of a multipart upload, as the host hands it over. */
+export type UploadPart<E> =
+  | { readonly _tag: "Field"; readonly key: string; readonly value: string }
+  | {
+    readonly _tag: "File"
+    readonly key: string
+    readonly filename: string
+    readonly contentType: string
+    readonly content: Stream.Stream<Uint8Array, E>
+  }
+
+export class MediaList extends Schema.Class<MediaList>("MediaList")({
+  data: Schema.Array(Media),
+  limit: Schema.Int,
+  offset: Schema.Int,
+  hasMore: Schema.Boolean
+}) {}

@@ -1,0 +1,201 @@
+import { Context, Effect, Either, Layer, Option, ParseResult, Schema, Stream } from "effect"
+import { emit, EventLog } from "../events/EventLog.js"
+import { ProductRepository } from "../products/ProductRepository.js"
+import { requireProduct } from "../products/RequireProduct.js"
+import { now } from "../schema/Tenant.js"
+import { BlobStore } from "../shared/BlobStore.js"
+import { Crypto } from "../shared/Crypto.js"
+import { NotFound, type TooLarge, ValidationFailed } from "../shared/Errors.js"
+import { UnitOfWork } from "../shared/UnitOfWork.js"
+import { CurrentTenant } from "../tenancy/Actor.js"
+import { MAX_MEDIA_BYTES, Media, MediaList, type MediaRecord, mediaUrl, type UpdateMedia, UploadFields, type UploadPart } from "./Media.js"
+import { MediaRepository } from "./MediaRepository.js"
+
+export class MediaLibrary extends Context.Tag("catalog/MediaLibrary")<MediaLibrary, {
+  /**
+   * Streams the one `file` part to the blob store (never holding it in memory, never inside a
+   * transaction), then records it on the product with the optional `alt` and `position`
+   * fields. Nothing is kept when any step fails.
+   */
+  readonly upload: <E>(
+    productId: string,
+    parts: Stream.Stream<UploadPart<E>, E>
+  ) => Effect.Effect<Media, E | NotFound | ValidationFailed | TooLarge, CurrentTenant>
+  readonly list: (productId: string, page: { readonly limit: number; readonly offset: number }) => Effect.Effect<MediaList, NotFound, CurrentTenant>
+  /** Changes the attachment's alt text or position. */
+  readonly update: (productId: string, id: string, input: UpdateMedia) => Effect.Effect<Media, NotFound, CurrentTenant>
+  /** Takes the media off the product; the media itself stays until deleted. */
+  readonly detach: (productId: string, id: string) => Effect.Effect<void, NotFound, CurrentTenant>
+  readonly get: (id: string) => Effect.Effect<Media, NotFound, CurrentTenant>
+  /** Deletes the record and then its bytes. */
+  readonly remove: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
+  /** The record and its bytes as a stream. */
+  readonly content: (id: string) => Effect.Effect<{ readonly media: Media; readonly bytes: Stream.Stream<Uint8Array> }, NotFound, CurrentTenant>
+}>() {}
+
+const FIELDS = new Set(["alt", "position"])
+
+/** A file name as shown: no directories, no control characters, at most 255 characters. */
+const cleanFilename = (name: string): string => {
+  const base = name.split(/[\\/]/).pop() ?? ""
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255)
+  return clean.length > 0 ? clean : "file"
+}
+
+const fieldIssues = (error: ParseResult.ParseError) =>
+  ValidationFailed.of(ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({
+    path: i.path.map((p) => (typeof p === "number" ? p : String(p))),
+    message: i.message,
+    code: "invalid"
+  })))
+
+export const makeMediaLibrary = Effect.gen(function*() {
+  const repo = yield* MediaRepository
+  const products = yield* ProductRepository
+  const blobs = yield* BlobStore
+  const uow = yield* UnitOfWork
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+
+  const record = (name: string, media: Media, payload: Record<string, unknown>) =>
+    emit({ name, entityType: "media", entityId: media.id, payload }).pipe(
+      Effect.provideService(Crypto, crypto),
+      Effect.provideService(EventLog, events)
+    )
+  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const find = (organizationId: string, id: string) =>
+    Effect.flatMap(repo.findById(organizationId, id), Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity: "media", id })),
+      onSome: Effect.succeed
+    }))
+  /** The media, only while it is attached to the product. */
+  const findOn = (organizationId: string, productId: string, id: string) =>
+    Effect.gen(function*() {
+      yield* requireProduct(products, organizationId, productId)
+      const found = yield* find(organizationId, id)
+      return found.media.productId === productId ? found : yield* new NotFound({ entity: "media", id })
+    })
+
+  const upload = <E>(productId: string, parts: Stream.Stream<UploadPart<E>, E>) =>
+    Effect.gen(function*() {
+      const { organizationId } = yield* CurrentTenant
+      yield* uow.tenant(organizationId, requireProduct(products, organizationId, productId))
+      const id = yield* crypto.uuid
+      const blobKey = `media/${organizationId}/${id}`
+      const received: { file?: { readonly filename: string; readonly contentType: string; readonly size: number; readonly sha256: string } } = {}
+      const fields: Record<string, string> = {}
+      const consume = Stream.runForEach(parts, (part): Effect.Effect<void, E | ValidationFailed | TooLarge> => {
+        if (part._tag === "Field") {
+          if (!FIELDS.has(part.key)) return ValidationFailed.one([part.key], `unknown field ${part.key}`, "unrecognized_key")
+          if (part.key in fields) return ValidationFailed.one([part.key], `${part.key} is sent twice`, "duplicate_field")
+          fields[part.key] = part.value
+          return Effect.void
+        }
+        if (part.key !== "file") return ValidationFailed.one([part.key], "the file goes in the part named file", "unrecognized_key")
+        if (received.file !== undefined) return ValidationFailed.one(["file"], "one file per request", "too_many_files")
+        return Effect.map(blobs.putStream(blobKey, part.content, MAX_MEDIA_BYTES), (stored) => {
+          received.file = { filename: cleanFilename(part.filename), contentType: part.contentType || "application/octet-stream", ...stored }
+        })
+      })
+      return yield* Effect.gen(function*() {
+        yield* consume
+        const uploaded = received.file
+        if (uploaded === undefined) return yield* ValidationFailed.one(["file"], "a file part named file is required", "required")
+        const decoded = Schema.decodeUnknownEither(UploadFields)(fields)
+        if (Either.isLeft(decoded)) return yield* fieldIssues(decoded.left)
+        const options = decoded.right
+        return yield* uow.tenant(
+          organizationId,
+          Effect.gen(function*() {
+            yield* requireProduct(products, organizationId, productId)
+            const at = yield* now
+            const media = new Media({
+              id,
+              organizationId,
+              productId,
+              url: mediaUrl(id),
+              ...uploaded,
+              alt: options.alt ?? null,
+              position: options.position ?? (yield* repo.nextPosition(organizationId, productId)),
+              createdAt: at,
+              updatedAt: at
+            }, true)
+            yield* repo.insert({ media, blobKey })
+            yield* record("media.attached", media, { productId, filename: media.filename, contentType: media.contentType, size: media.size })
+            return media
+          })
+        )
+      }).pipe(Effect.onError(() => blobs.remove(blobKey)))
+    })
+
+  const update = (productId: string, id: string, input: UpdateMedia) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const found = yield* findOn(organizationId, productId, id)
+        const before = found.media
+        const after = new Media({
+          ...before,
+          alt: input.alt === undefined ? before.alt : input.alt,
+          position: input.position ?? before.position,
+          updatedAt: yield* now
+        }, true)
+        const changed = (["alt", "position"] as const).filter((k) => after[k] !== before[k])
+        if (changed.length === 0) return before
+        yield* repo.update({ ...found, media: after })
+        yield* record("media.association_updated", after, { productId, changed_fields: changed })
+        return after
+      })
+    )
+
+  const detach = (productId: string, id: string) =>
+    inTenant((organizationId) =>
+      Effect.gen(function*() {
+        const found = yield* findOn(organizationId, productId, id)
+        const detached = new Media({ ...found.media, productId: null, updatedAt: yield* now }, true)
+        yield* repo.update({ ...found, media: detached })
+        yield* record("media.detached", detached, { productId })
+      })
+    )
+
+  const remove = (id: string) =>
+    Effect.gen(function*() {
+      const removed: MediaRecord = yield* inTenant((organizationId) =>
+        Effect.gen(function*() {
+          const found = yield* find(organizationId, id)
+          yield* repo.remove(organizationId, id)
+          yield* record("media.deleted", found.media, { productId: found.media.productId })
+          return found
+        })
+      )
+      // After the commit: bytes are never removed from under a record that still exists.
+      yield* blobs.remove(removed.blobKey)
+    })
+
+  const content = (id: string) =>
+    Effect.gen(function*() {
+      const found = yield* inTenant((organizationId) => find(organizationId, id))
+      const bytes = yield* blobs.stream(found.blobKey)
+      if (Option.isNone(bytes)) return yield* new NotFound({ entity: "media content", id })
+      return { media: found.media, bytes: bytes.value }
+    })
+
+  return MediaLibrary.of({
+    upload,
+    list: (productId, page) =>
+      inTenant((organizationId) =>
+        Effect.gen(function*() {
+          yield* requireProduct(products, organizationId, productId)
+          const { hasMore, media } = yield* repo.ofProduct(organizationId, productId, page)
+          return new MediaList({ data: media.map((m) => m.media), limit: page.limit, offset: page.offset, hasMore }, true)
+        })
+      ),
+    update,
+    detach,
+    get: (id) => inTenant((organizationId) => Effect.map(find(organizationId, id), (r) => r.media)),
+    remove,
+    content
+  })
+})
+
+export const MediaLibraryLive = Layer.effect(MediaLibrary, makeMediaLibrary)

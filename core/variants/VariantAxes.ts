@@ -1,0 +1,30 @@
+import { type AttributeValues, isFilled } from "../schema/AttributeValues.js"
+import type { FamilyAttribute } from "../schema/FamilyRepository.js"
+import type { Issue } from "../shared/Errors.js"
+
+type Scope = { readonly locale: string | null; readonly channel: string | null }
+
+/** The family's variant axes, by code. */
+export const axesOf = (attributes: ReadonlyArray<FamilyAttribute>): ReadonlyArray<FamilyAttribute> =>
+  attributes.filter((a) => a.isVariantAxis).sort((a, b) => a.code.localeCompare(b.code))
+
+/** One issue per axis the variant leaves without a value at the organization's default scope. */
+export const missingAxes = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeValues, scope: Scope): ReadonlyArray<Issue> =>
+  axes
+    .filter((a) => !isFilled(a, values[a.code], scope))
+    .map((a) => ({ path: ["attributes", a.code], message: `variant axis ${a.code} must have a value`, code: "variant_axis_missing" }))
+
+/**
+ * The variant's combination of axis values as one comparable text: entries of each axis in a
+ * fixed order. Null when the family has no axes (then nothing is compared).
+ */
+export const axisKey = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeValues): string | null => {
+  if (axes.length === 0) return null
+  const scoped = (e: { readonly locale: string | null; readonly channel: string | null }) => `${e.locale ?? ""}\u0000${e.channel ?? ""}`
+  return JSON.stringify(
+    axes.map((a) => [
+      a.code,
+      [...(values[a.code] ?? [])].sort((x, y) => scoped(x).localeCompare(scoped(y))).map((e) => [e.locale, e.channel, e.value])
+    ])
+  )
+}

@@ -1,0 +1,23 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { ContentPage, ContentPageList, ContentPageStatus, CreateContentPage, UpdateContentPage } from "../../../core/content/ContentPage.js"
+import { NonEmptyString, strict, Uuid } from "../../../core/shared/Fields.js"
+import { pageParams } from "../Paging.js"
+import { IdPath } from "../tenancy/Api.js"
+import { ContentPagesAuth } from "./Auth.js"
+
+export const ListContentPagesQuery = Schema.Struct({
+  status: Schema.optional(ContentPageStatus),
+  slug: Schema.optional(NonEmptyString),
+  familyId: Schema.optional(Uuid),
+  ...pageParams(200)
+}).annotations(strict)
+
+export class ContentPagesApi extends HttpApiGroup.make("contentPages")
+  .add(HttpApiEndpoint.get("list", "/v1/content-pages").setUrlParams(ListContentPagesQuery).addSuccess(ContentPageList))
+  .add(HttpApiEndpoint.post("create", "/v1/content-pages").setPayload(CreateContentPage).addSuccess(ContentPage, { status: 201 }))
+  .add(HttpApiEndpoint.get("get", "/v1/content-pages/:id").setPath(IdPath).addSuccess(ContentPage))
+  .add(HttpApiEndpoint.patch("update", "/v1/content-pages/:id").setPath(IdPath).setPayload(UpdateContentPage).addSuccess(ContentPage))
+  .add(HttpApiEndpoint.del("remove", "/v1/content-pages/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
+  .middleware(ContentPagesAuth)
+{}

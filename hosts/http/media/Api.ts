@@ -1,0 +1,38 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
+import { Option, Schema } from "effect"
+import { MAX_MEDIA_BYTES, Media, MediaList, UpdateMedia } from "../../../core/media/Media.js"
+import { strict, Uuid } from "../../../core/shared/Fields.js"
+import { TenantAuth } from "../Authentication.js"
+import { TooLargeWire } from "../Errors.js"
+import { pageParams } from "../Paging.js"
+import { IdPath } from "../tenancy/Api.js"
+
+const AttachedPath = Schema.Struct({ id: Uuid, mediaId: Uuid })
+const MediaQuery = Schema.Struct(pageParams(200)).annotations(strict)
+
+/** The upload form: one `file`, optional `alt` and `position`. Read as a stream, never buffered. */
+export const UploadForm = HttpApiSchema.MultipartStream(
+  Schema.Struct({
+    file: Multipart.SingleFileSchema,
+    alt: Schema.optional(Schema.String),
+    position: Schema.optional(Schema.String)
+  }),
+  { maxParts: Option.some(16), maxFileSize: Option.some(MAX_MEDIA_BYTES) }
+)
+
+/** The bytes of a media file, with its stored content type. */
+const Content = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "application/octet-stream" })
+
+export class MediaApi extends HttpApiGroup.make("media")
+  .add(
+    HttpApiEndpoint.post("upload", "/v1/products/:id/media").setPath(IdPath).setPayload(UploadForm)
+      .addSuccess(Media, { status: 201 }).addError(TooLargeWire)
+  )
+  .add(HttpApiEndpoint.get("list", "/v1/products/:id/media").setPath(IdPath).setUrlParams(MediaQuery).addSuccess(MediaList))
+  .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(UpdateMedia).addSuccess(Media))
+  .add(HttpApiEndpoint.del("detach", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("get", "/v1/media/:id").setPath(IdPath).addSuccess(Media))
+  .add(HttpApiEndpoint.del("remove", "/v1/media/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("content", "/v1/media/:id/content").setPath(IdPath).addSuccess(Content))
+  .middleware(TenantAuth)
+{}

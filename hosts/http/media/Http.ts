@@ -1,0 +1,65 @@
+import { HttpApiBuilder, HttpServerResponse, Multipart } from "@effect/platform"
+import { Effect, Schema, Stream } from "effect"
+import { MAX_MEDIA_BYTES, type UploadPart } from "../../../core/media/Media.js"
+import { MediaLibrary } from "../../../core/media/MediaLibrary.js"
+import { TooLarge, ValidationFailed } from "../../../core/shared/Errors.js"
+import { CatalogApi } from "../Api.js"
+import { envelope } from "../Errors.js"
+
+const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
+
+/** The parser's own failures, in the API's terms. */
+const uploadError = (error: Multipart.MultipartError): TooLarge | ValidationFailed => {
+  // A file part's own stream reports the parser's size limit as an internal error: look at its cause.
+  if (Schema.is(SizeLimit)(error.cause)) return new TooLarge({ message: `the file is larger than ${MAX_MEDIA_BYTES} bytes` })
+  switch (error.reason) {
+    case "FileTooLarge":
+    case "BodyTooLarge":
+      return new TooLarge({ message: `the file is larger than ${MAX_MEDIA_BYTES} bytes` })
+    case "TooManyParts":
+      return ValidationFailed.one([], "too many parts: send one file and the alt and position fields", "too_many_parts")
+    case "FieldTooLarge":
+      return ValidationFailed.one([], "a form field is too large", "field_too_large")
+    default:
+      return ValidationFailed.one([], "the body is not a valid multipart/form-data upload", "invalid_multipart")
+  }
+}
+
+const toUploadPart = (part: Multipart.Part): UploadPart<TooLarge | ValidationFailed> =>
+  Multipart.isFile(part)
+    ? { _tag: "File", key: part.key, filename: part.name, contentType: part.contentType, content: Stream.mapError(part.content, uploadError) }
+    : { _tag: "Field", key: part.key, value: part.value }
+
+export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
+  Effect.gen(function*() {
+    const library = yield* MediaLibrary
+    return handlers
+      .handle("upload", ({ path, payload, request }) => {
+        // The parser cannot even start on another body: answer before it is asked to.
+        const type = (request.headers["content-type"] ?? "").toLowerCase()
+        if (!type.startsWith("multipart/form-data")) {
+          return Effect.succeed(HttpServerResponse.unsafeJson(
+            envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", "uploads are multipart/form-data with one file part"),
+            { status: 415 }
+          ))
+        }
+        if (!/;\s*boundary=/.test(type)) return Effect.fail(ValidationFailed.one([], "the multipart body has no boundary", "invalid_multipart"))
+        return library.upload(path.id, payload.pipe(Stream.mapError(uploadError), Stream.map(toUploadPart)))
+      })
+      .handle("list", ({ path, urlParams: q }) => library.list(path.id, { limit: q.limit ?? 50, offset: q.offset ?? 0 }))
+      .handle("update", ({ path, payload }) => library.update(path.id, path.mediaId, payload))
+      .handle("detach", ({ path }) => library.detach(path.id, path.mediaId))
+      .handle("get", ({ path }) => library.get(path.id))
+      .handle("remove", ({ path }) => library.remove(path.id))
+      .handle("content", ({ path }) =>
+        Effect.map(library.content(path.id), ({ bytes, media }) =>
+          HttpServerResponse.stream(bytes, {
+            contentType: media.contentType,
+            contentLength: media.size,
+            headers: {
+              // Uploaded bytes are served as they came: never let a browser run them in our origin.
+              "x-content-type-options": "nosniff",
+              "content-security-policy": "default-src 'none'; sandbox",
+              "content-disposition": `inline; filename*=UTF-8''${encodeURIComponent(media.filename)}` }
+          })))
+  }))

@@ -1,0 +1,18 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { AttachModifier, ProductModifier } from "../../../core/modifiers/ProductModifier.js"
+import { Uuid } from "../../../core/shared/Fields.js"
+import { TenantAuth } from "../Authentication.js"
+import { IdPath } from "../tenancy/Api.js"
+
+const AttachedPath = Schema.Struct({ id: Uuid, modifierId: Uuid })
+
+export class ProductModifiersApi extends HttpApiGroup.make("productModifiers")
+  .add(HttpApiEndpoint.get("list", "/v1/products/:id/modifiers").setPath(IdPath).addSuccess(Schema.Array(ProductModifier)))
+  .add(
+    HttpApiEndpoint.post("attach", "/v1/products/:id/modifiers").setPath(IdPath).setPayload(AttachModifier)
+      .addSuccess(ProductModifier, { status: 201 })
+  )
+  .add(HttpApiEndpoint.del("detach", "/v1/products/:id/modifiers/:modifierId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent))
+  .middleware(TenantAuth)
+{}

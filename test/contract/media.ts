@@ -1,0 +1,101 @@
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, Exit, type Layer, Option, Stream } from "effect"
+import { createHash } from "node:crypto"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import type { UploadPart } from "../../core/media/Media.js"
+import { MediaLibrary } from "../../core/media/MediaLibrary.js"
+import { Products } from "../../core/products/Products.js"
+import { BlobStore } from "../../core/shared/BlobStore.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+import { familyWith } from "../support/Families.js"
+
+const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
+  assert(Exit.isFailure(exit))
+  expect(JSON.stringify(exit.cause)).toContain(tag)
+}
+
+const file = (text: string, filename = "f.txt"): UploadPart<never> => ({
+  _tag: "File",
+  key: "file",
+  filename,
+  contentType: "text/plain",
+  content: Stream.fromIterable([new TextEncoder().encode(text)])
+})
+const field = (key: string, value: string): UploadPart<never> => ({ _tag: "Field", key, value })
+const parts = (...p: ReadonlyArray<UploadPart<never>>) => Stream.fromIterable(p)
+
+const stored = (key: string) => Effect.flatMap(BlobStore, (b) => b.stream(key)).pipe(Effect.map(Option.isSome))
+
+/** Media against one storage adapter (bytes in memory). */
+export const mediaSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("uploads to a product, orders by position, shows the first as the list's thumbnail, detaches and deletes", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const other = yield* newTenant
+        const library = yield* MediaLibrary
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        const bare = yield* as(products.create({ familyId: family.id, name: "Bare" }))
+
+        const a = yield* as(library.upload(lamp.id, parts(file("first", "../../etc/a.txt"), field("alt", "A"))))
+        expect(a).toMatchObject({
+          productId: lamp.id,
+          organizationId: organization.id,
+          filename: "a.txt",
+          size: 5,
+          sha256: createHash("sha256").update("first").digest("hex"),
+          alt: "A",
+          position: 0
+        })
+        const b = yield* as(library.upload(lamp.id, parts(file("second"))))
+        expect(b.position).toBe(1)
+        const c = yield* as(library.upload(lamp.id, parts(field("position", "0"), file("third"))))
+        expect((yield* as(library.list(lamp.id, { limit: 10, offset: 0 }))).data.map((m) => m.id)).toEqual([a.id, c.id, b.id])
+        const page = yield* as(products.list({}))
+        expect(page.data.map((p) => [p.name, p.thumbnailUrl])).toEqual([["Lamp", a.url], ["Bare", null]])
+        expect(bare.id).not.toBe(lamp.id)
+
+        failsWith(yield* Effect.exit(Effect.provideService(library.get(a.id), CurrentTenant, other.tenant)), "NotFound")
+        failsWith(yield* Effect.exit(as(library.update(bare.id, a.id, { alt: "x" }))), "NotFound")
+        expect(yield* as(library.update(lamp.id, a.id, { position: 9, alt: null }))).toMatchObject({ position: 9, alt: null })
+        yield* as(library.detach(lamp.id, c.id))
+        expect((yield* as(library.get(c.id))).productId).toBe(null)
+        failsWith(yield* Effect.exit(as(library.detach(lamp.id, c.id))), "NotFound")
+        const content = yield* as(library.content(c.id))
+        expect(Buffer.concat(yield* Stream.runCollect(content.bytes).pipe(Effect.map((ch) => [...ch]))).toString()).toBe("third")
+        yield* as(library.remove(c.id))
+        failsWith(yield* Effect.exit(as(library.content(c.id))), "NotFound")
+        expect(yield* stored(`media/${organization.id}/${c.id}`)).toBe(false)
+
+        // The product's deletion takes its media rows and their bytes.
+        yield* as(products.delete(lamp.id))
+        failsWith(yield* Effect.exit(as(library.get(a.id))), "NotFound")
+        expect(yield* stored(`media/${organization.id}/${a.id}`)).toBe(false)
+        expect(yield* stored(`media/${organization.id}/${b.id}`)).toBe(false)
+      }))
+
+    it.effect("keeps nothing when the upload is refused, and bulk deletion removes the bytes too", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const library = yield* MediaLibrary
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(field("alt", "no file"))))), "ValidationFailed")
+        failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(file("a"), file("b"))))), "too_many_files")
+        failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(file("a"), field("position", "first"))))), "ValidationFailed")
+        failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(file("a"), field("colour", "red"))))), "unrecognized_key")
+        failsWith(yield* Effect.exit(as(library.upload(crypto.randomUUID(), parts(file("a"))))), "NotFound")
+        expect((yield* as(library.list(lamp.id, { limit: 10, offset: 0 }))).data).toEqual([])
+
+        const kept = yield* as(library.upload(lamp.id, parts(file("kept"))))
+        const results = yield* as(products.bulk([{ op: "delete", id: lamp.id }, { op: "delete", id: "not-a-uuid" }]))
+        expect(results.map((r) => r.ok)).toEqual([true, false])
+        expect(yield* stored(`media/${organization.id}/${kept.id}`)).toBe(false)
+      }))
+  })

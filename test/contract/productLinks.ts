@@ -1,0 +1,100 @@
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, Exit, type Layer } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { AuditLog } from "../../core/events/AuditLog.js"
+import { Modifiers } from "../../core/modifiers/Modifiers.js"
+import { ProductModifiers } from "../../core/modifiers/ProductModifiers.js"
+import { Products } from "../../core/products/Products.js"
+import { Relationships } from "../../core/relationships/Relationships.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+import { familyWith } from "../support/Families.js"
+
+const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
+  assert(Exit.isFailure(exit))
+  expect(JSON.stringify(exit.cause)).toContain(tag)
+}
+
+/** Related products and attached modifiers against one storage adapter. */
+export const productLinksSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("links products of the organization once per type, lists and removes links, and drops them with either product", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const other = yield* newTenant
+        const relationships = yield* Relationships
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const [a, b, c] = yield* as(Effect.all(["A", "B", "C"].map((name) => products.create({ familyId: family.id, name }))))
+        assert(a !== undefined && b !== undefined && c !== undefined)
+        const theirFamily = yield* familyWith(other.tenant, "product", [])
+        const theirs = yield* Effect.provideService(products.create({ familyId: theirFamily.id, name: "T" }), CurrentTenant, other.tenant)
+
+        const upsell = yield* as(relationships.create(a.id, { relatedProductId: b.id, type: "upsell" }))
+        expect(upsell).toMatchObject({ productId: a.id, relatedProductId: b.id, type: "upsell" })
+        const related = yield* as(relationships.create(a.id, { relatedProductId: b.id, type: "related" }))
+        const accessory = yield* as(relationships.create(a.id, { relatedProductId: c.id, type: "accessory" }))
+        failsWith(yield* Effect.exit(as(relationships.create(a.id, { relatedProductId: b.id, type: "upsell" }))), "Conflict")
+        failsWith(yield* Effect.exit(as(relationships.create(a.id, { relatedProductId: a.id, type: "related" }))), "self_relationship")
+        failsWith(yield* Effect.exit(as(relationships.create(a.id, { relatedProductId: theirs.id, type: "related" }))), "NotFound")
+        failsWith(yield* Effect.exit(Effect.provideService(relationships.list(a.id), CurrentTenant, other.tenant)), "NotFound")
+        expect((yield* as(relationships.list(a.id))).map((r) => r.id)).toEqual([upsell.id, related.id, accessory.id])
+        expect(yield* as(relationships.list(b.id))).toEqual([])
+
+        // Only under its own product.
+        failsWith(yield* Effect.exit(as(relationships.remove(b.id, upsell.id))), "NotFound")
+        yield* as(relationships.remove(a.id, upsell.id))
+        failsWith(yield* Effect.exit(as(relationships.remove(a.id, upsell.id))), "NotFound")
+        yield* as(products.delete(c.id))
+        expect((yield* as(relationships.list(a.id))).map((r) => r.id)).toEqual([related.id])
+
+        const audit = yield* as((yield* AuditLog).list({ entityType: "product_relationship", limit: 10, offset: 0 }))
+        expect(audit.data.map((e) => e.name)).toEqual([
+          "product_relationship.deleted",
+          "product_relationship.created",
+          "product_relationship.created",
+          "product_relationship.created"
+        ])
+        expect(audit.data[0]?.payload).toEqual({ productId: a.id, relatedProductId: b.id, type: "upsell" })
+      }))
+
+    it.effect("attaches a modifier once, lists and detaches it, and drops the link with the modifier or the product", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const other = yield* newTenant
+        const attached = yield* ProductModifiers
+        const modifiers = yield* Modifiers
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const mug = yield* as(products.create({ familyId: family.id, name: "Mug" }))
+        const engraving = yield* as(modifiers.create({ code: "engraving", name: "Engraving", type: "text" }))
+        const box = yield* as(modifiers.create({ code: "box", name: "Gift box", type: "select", options: [{ value: "small" }] }))
+        const theirs = yield* Effect.provideService(modifiers.create({ code: "x", name: "X", type: "text" }), CurrentTenant, other.tenant)
+
+        const link = yield* as(attached.attach(mug.id, engraving.id))
+        expect(link).toMatchObject({ id: engraving.id, modifierId: engraving.id, productId: mug.id, code: "engraving", type: "text" })
+        failsWith(yield* Effect.exit(as(attached.attach(mug.id, engraving.id))), "Conflict")
+        failsWith(yield* Effect.exit(as(attached.attach(mug.id, theirs.id))), "NotFound")
+        yield* as(attached.attach(mug.id, box.id))
+        expect((yield* as(attached.list(mug.id))).map((m) => [m.code, m.options.length])).toEqual([["engraving", 0], ["box", 1]])
+
+        yield* as(attached.detach(mug.id, engraving.id))
+        failsWith(yield* Effect.exit(as(attached.detach(mug.id, engraving.id))), "NotFound")
+        yield* as(modifiers.remove(box.id))
+        expect(yield* as(attached.list(mug.id))).toEqual([])
+        yield* as(attached.attach(mug.id, engraving.id))
+        yield* as(products.delete(mug.id))
+        failsWith(yield* Effect.exit(as(attached.list(mug.id))), "NotFound")
+
+        const audit = yield* as((yield* AuditLog).list({ entityType: "product_modifier", entityId: mug.id, limit: 10, offset: 0 }))
+        expect(audit.data.map((e) => e.name)).toEqual([
+          "product_modifier.attached",
+          "product_modifier.detached",
+          "product_modifier.attached",
+          "product_modifier.attached"
+        ])
+        expect(audit.data[1]?.payload).toEqual({ productId: mug.id, modifierId: engraving.id, code: "engraving" })
+      }))
+  })

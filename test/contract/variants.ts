@@ -1,0 +1,98 @@
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, Exit, type Layer } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { AuditLog } from "../../core/events/AuditLog.js"
+import { Products } from "../../core/products/Products.js"
+import { Attributes } from "../../core/schema/Attributes.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { Variants } from "../../core/variants/Variants.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+import { attr, entry, familyWith } from "../support/Families.js"
+
+const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
+  assert(Exit.isFailure(exit))
+  expect(JSON.stringify(exit.cause)).toContain(tag)
+}
+
+const page = { limit: 50, offset: 0 }
+
+/** Variants against one storage adapter. */
+export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("creates, lists, patches and deletes variants; SKUs are unique per organization", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const other = yield* newTenant
+        const variants = yield* Variants
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("colour")])
+        const shirt = yield* as(products.create({ familyId: family.id, name: "Shirt" }))
+        const sock = yield* as(products.create({ familyId: family.id, name: "Sock" }))
+
+        const small = yield* as(variants.create(shirt.id, { sku: "SHIRT-S", name: "Small", attributes: { colour: entry("red") } }))
+        expect(small).toMatchObject({ productId: shirt.id, sku: "SHIRT-S", name: "Small", status: "draft", position: 0, attributes: { colour: entry("red") } })
+        const large = yield* as(variants.create(shirt.id, { sku: "SHIRT-L" }))
+        expect(large).toMatchObject({ name: "SHIRT-L", position: 1 })
+        failsWith(yield* Effect.exit(as(variants.create(sock.id, { sku: "SHIRT-S" }))), "Conflict")
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, large.id, { sku: "SHIRT-S" }))), "Conflict")
+        failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "X", attributes: { nope: entry(1) } }))), "unknown_attribute")
+        // Another organization may use the SKU, and sees neither the product nor its variants.
+        const theirFamily = yield* familyWith(other.tenant, "product", [])
+        const theirs = yield* Effect.provideService(products.create({ familyId: theirFamily.id, name: "Theirs" }), CurrentTenant, other.tenant)
+        yield* Effect.provideService(variants.create(theirs.id, { sku: "SHIRT-S" }), CurrentTenant, other.tenant)
+        failsWith(yield* Effect.exit(Effect.provideService(variants.list(shirt.id, page), CurrentTenant, other.tenant)), "NotFound")
+        // A variant is found only under its own product.
+        failsWith(yield* Effect.exit(as(variants.get(sock.id, small.id))), "NotFound")
+
+        const listed = yield* as(variants.list(shirt.id, page))
+        expect(listed.data.map((v) => v.id)).toEqual([small.id, large.id])
+        const first = yield* as(variants.list(shirt.id, { limit: 1, offset: 1 }))
+        expect({ ids: first.data.map((v) => v.id), hasMore: first.hasMore }).toEqual({ ids: [large.id], hasMore: false })
+
+        const moved = yield* as(variants.update(shirt.id, large.id, { position: 0, status: "active", attributes: { colour: entry("blue") } }))
+        expect(moved).toMatchObject({ position: 0, status: "active", attributes: { colour: entry("blue") } })
+        yield* as(variants.remove(shirt.id, small.id))
+        failsWith(yield* Effect.exit(as(variants.get(shirt.id, small.id))), "NotFound")
+        const audit = yield* as((yield* AuditLog).list({ entityType: "variant", limit: 10, offset: 0 }))
+        expect(audit.data.map((e) => [e.name, e.payload])).toEqual([
+          ["variant.deleted", { productId: shirt.id, sku: "SHIRT-S" }],
+          ["variant.updated", { productId: shirt.id, changed_fields: ["status", "position", "attributes.colour"] }],
+          ["variant.created", { productId: shirt.id, sku: "SHIRT-L" }],
+          ["variant.created", { productId: shirt.id, sku: "SHIRT-S" }]
+        ])
+        // The product's deletion takes its variants; their SKUs are free again.
+        yield* as(products.delete(shirt.id))
+        expect((yield* as(variants.create(sock.id, { sku: "SHIRT-L" }))).sku).toBe("SHIRT-L")
+      }))
+
+    it.effect("requires every variant axis and keeps each combination unique within the product", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [
+          attr("size", { type: "select", isVariantAxis: true, validation: { options: ["S", "M"] } }),
+          attr("colour", { isVariantAxis: true }),
+          attr("note")
+        ])
+        const shirt = yield* as(products.create({ familyId: family.id, name: "Shirt" }))
+        const sock = yield* as(products.create({ familyId: family.id, name: "Sock" }))
+        failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "A", attributes: { size: entry("S") } }))), "variant_axis_missing")
+        failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "A", attributes: { size: entry("XL"), colour: entry("red") } }))), "ValidationFailed")
+        const sRed = yield* as(variants.create(shirt.id, { sku: "A", attributes: { size: entry("S"), colour: entry("red") } }))
+        failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "B", attributes: { colour: entry("red"), size: entry("S"), note: entry("x") } }))), "Conflict")
+        const mRed = yield* as(variants.create(shirt.id, { sku: "B", attributes: { size: entry("M"), colour: entry("red") } }))
+        // The same combination on another product is fine.
+        yield* as(variants.create(sock.id, { sku: "C", attributes: { size: entry("S"), colour: entry("red") } }))
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, mRed.id, { attributes: { size: entry("S") } }))), "Conflict")
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, mRed.id, { attributes: { colour: entry(null) } }))), "variant_axis_missing")
+        expect((yield* as(variants.update(shirt.id, sRed.id, { attributes: { colour: entry("blue") } }))).attributes.colour).toEqual(entry("blue"))
+        expect((yield* as(variants.update(shirt.id, mRed.id, { attributes: { size: entry("S") } }))).attributes.size).toEqual(entry("S"))
+
+        const colour = (yield* as((yield* Attributes).list("product"))).find((a) => a.code === "colour")
+        assert(colour !== undefined)
+        expect(yield* as((yield* Attributes).usage(colour.id))).toMatchObject({ products: 0, variants: 3, total: 3 })
+      }))
+  })

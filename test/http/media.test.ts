@@ -1,0 +1,154 @@
+import { createHash } from "node:crypto"
+import { readdirSync } from "node:fs"
+import { type ClientRequest, request } from "node:http"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, type TestTenant } from "../support/TestHost.js"
+
+let host: TestHost
+beforeAll(async () => {
+  host = await startTestHost()
+})
+afterAll(() => host.close())
+
+const product = async (t: TestTenant, name = "Lamp") => {
+  const family = await t.req("POST", "/v1/attribute-families", { body: { code: `f_${name.toLowerCase()}`, label: { en: name } } })
+  const created = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name } })
+  expect(created.status).toBe(201)
+  return created.json.id as string
+}
+
+/** A multipart upload with the tenant's key; `parts` in the order given. */
+const upload = async (t: TestTenant, productId: string, parts: ReadonlyArray<readonly [string, string | Blob, string?]>) => {
+  const form = new FormData()
+  for (const [key, value, filename] of parts) {
+    if (typeof value === "string") form.append(key, value)
+    else form.append(key, value, filename)
+  }
+  const res = await fetch(`${host.baseUrl}/v1/products/${productId}/media`, { method: "POST", headers: { authorization: `Bearer ${t.apiKey}` }, body: form })
+  const text = await res.text()
+  return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
+}
+
+const blobFiles = () => {
+  const walk = (dir: string): Array<string> =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [e.name]))
+  try {
+    return walk(join(host.config.dataDir, "blobs", "media"))
+  } catch {
+    return []
+  }
+}
+
+describe("media over HTTP", () => {
+  it("uploads (201) with size and sha256, streams the bytes back, lists, patches, detaches and deletes", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t)
+    const bytes = new Uint8Array(300_000).map((_, i) => i % 251)
+    const sha256 = createHash("sha256").update(bytes).digest("hex")
+    // Fields after the file are read too.
+    const first = await upload(t, lamp, [["file", new Blob([bytes], { type: "image/png" }), "C:\\photos\\lamp.png"], ["alt", "A lamp"]])
+    expect(first.status).toBe(201)
+    expect(first.json).toMatchObject({ productId: lamp, filename: "lamp.png", contentType: "image/png", size: bytes.length, sha256, alt: "A lamp", position: 0 })
+    expect(first.json.url).toBe(`/v1/media/${first.json.id}/content`)
+    const second = await upload(t, lamp, [["position", "0"], ["file", new Blob(["hello"], { type: "text/plain" }), "note.txt"]])
+    expect(second.json).toMatchObject({ position: 0, alt: null, size: 5 })
+
+    const content = await t.req("GET", first.json.url)
+    expect(content.status).toBe(200)
+    expect(content.headers.get("content-type")).toBe("image/png")
+    const fetched = await fetch(host.baseUrl + first.json.url, { headers: { authorization: `Bearer ${t.apiKey}` } })
+    expect(createHash("sha256").update(new Uint8Array(await fetched.arrayBuffer())).digest("hex")).toBe(sha256)
+
+    const list = await t.req("GET", `/v1/products/${lamp}/media`)
+    expect(list.json).toMatchObject({ limit: 50, offset: 0, hasMore: false })
+    expect(list.json.data.map((m: { id: string }) => m.id)).toEqual([first.json.id, second.json.id])
+    // The product list shows the first media as the thumbnail.
+    const products = await t.req("GET", "/v1/products")
+    expect(products.json.data[0].thumbnailUrl).toBe(first.json.url)
+
+    const moved = await t.req("PATCH", `/v1/products/${lamp}/media/${second.json.id}`, { body: { position: 5, alt: "Care" } })
+    expect(moved.json).toMatchObject({ position: 5, alt: "Care" })
+    expect((await t.req("DELETE", `/v1/products/${lamp}/media/${first.json.id}`)).status).toBe(204)
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data.map((m: { id: string }) => m.id)).toEqual([second.json.id])
+    // Detached media stays until deleted.
+    expect((await t.req("GET", `/v1/media/${first.json.id}`)).json.productId).toBe(null)
+    expect((await t.req("GET", first.json.url)).status).toBe(200)
+    expect((await t.req("DELETE", `/v1/media/${first.json.id}`)).status).toBe(204)
+    expect((await t.req("GET", first.json.url)).status).toBe(404)
+    expect(blobFiles()).not.toContain(first.json.id)
+
+    const audit = await t.req("GET", "/v1/audit-log?entity_type=media")
+    expect(audit.json.data.map((e: { name: string }) => e.name)).toEqual([
+      "media.deleted",
+      "media.detached",
+      "media.association_updated",
+      "media.attached",
+      "media.attached"
+    ])
+  })
+
+  it("refuses uploads without exactly one file part, with bad fields, or to another organization's product", async () => {
+    const t = await host.tenant()
+    const other = await host.tenant()
+    const lamp = await product(t)
+    const theirs = await product(other, "Theirs")
+    const file = (): readonly [string, Blob, string] => ["file", new Blob(["x"]), "x.bin"]
+    expect((await upload(t, lamp, [["alt", "no file"]])).status).toBe(422)
+    expect((await upload(t, lamp, [file(), file()])).status).toBe(422)
+    expect((await upload(t, lamp, [["image", new Blob(["x"]), "x.bin"]])).status).toBe(422)
+    expect((await upload(t, lamp, [file(), ["position", "-1"]])).status).toBe(422)
+    expect((await upload(t, lamp, [file(), ["colour", "red"]])).status).toBe(422)
+    const foreign = await upload(t, theirs, [file()])
+    expect([foreign.status, foreign.json.error.code]).toEqual([404, "not_found"])
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
+    expect(blobFiles().filter((name) => name.endsWith(".part"))).toEqual([])
+    const json = await t.req("POST", `/v1/products/${lamp}/media`, { body: { file: "x" } })
+    expect([json.status, json.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    const noBoundary = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: "x", headers: { "content-type": "multipart/form-data" } })
+    expect(noBoundary.status).toBe(422)
+  })
+
+  it("answers 413 for a declared body over 100 MB, and for a streamed one once it passes 100 MB, keeping nothing", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t)
+    const filesBefore = blobFiles().length
+    const send = (headers: Record<string, string>, write: (req: ClientRequest) => void) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${host.baseUrl}/v1/products/${lamp}/media`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${t.apiKey}`, ...headers }
+        }, (res) => {
+          let body = ""
+          res.on("data", (c: Buffer) => (body += c.toString()))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+        })
+        // The server may answer and close before the whole body is sent.
+        req.on("error", (e: NodeJS.ErrnoException) => (e.code === "EPIPE" || e.code === "ECONNRESET" ? undefined : reject(e)))
+        write(req)
+      })
+    const boundary = "----limit"
+    const declared = await send(
+      { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(100 * 1024 * 1024 + 1) },
+      (req) => req.write("--")
+    )
+    expect([declared.status, JSON.parse(declared.body).error.code]).toEqual([413, "FST_ERR_CTP_BODY_TOO_LARGE"])
+
+    const chunk = Buffer.alloc(1024 * 1024)
+    const streamed = await send({ "content-type": `multipart/form-data; boundary=${boundary}` }, (req) => {
+      req.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`)
+      let sent = 0
+      const more = (): void => {
+        while (sent < 101) {
+          sent += 1
+          if (!req.write(chunk)) return void req.once("drain", more)
+        }
+        req.end(`\r\n--${boundary}--\r\n`)
+      }
+      more()
+    })
+    expect([streamed.status, JSON.parse(streamed.body).error.code]).toEqual([413, "FST_ERR_CTP_BODY_TOO_LARGE"])
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
+    expect(blobFiles().length).toBe(filesBefore)
+  }, 60_000)
+})

@@ -1,0 +1,55 @@
+import { assert, describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Exit, Layer, Option, Stream } from "effect"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readdirSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
+import * as MemoryBlobStore from "../../adapters/blobs/MemoryBlobStore.js"
+import { BlobStore } from "../../core/shared/BlobStore.js"
+
+const root = mkdtempSync(join(tmpdir(), "blobs-"))
+const chunks = [new TextEncoder().encode("hello, "), new TextEncoder().encode("world")]
+const expectedSha = createHash("sha256").update("hello, world").digest("hex")
+
+const read = (key: string) =>
+  Effect.gen(function*() {
+    const stream = yield* (yield* BlobStore).stream(key)
+    assert(Option.isSome(stream))
+    const all = yield* Stream.runCollect(stream.value)
+    return Buffer.concat(Chunk.toArray(all)).toString()
+  })
+
+const stores: ReadonlyArray<readonly [string, Layer.Layer<BlobStore>]> = [
+  ["memory", MemoryBlobStore.layer],
+  ["file", FileBlobStore.layer(root)]
+]
+
+for (const [name, store] of stores) {
+  describe(`${name} blob store`, () => {
+    it.effect("streams a write, measuring size and sha256, and streams it back", () =>
+      Effect.gen(function*() {
+        const blobs = yield* BlobStore
+        const stored = yield* blobs.putStream("media/a/one", Stream.fromIterable(chunks), 100)
+        expect(stored).toEqual({ size: 12, sha256: expectedSha })
+        expect(yield* read("media/a/one")).toBe("hello, world")
+        yield* blobs.remove("media/a/one")
+        expect(Option.isNone(yield* blobs.stream("media/a/one"))).toBe(true)
+      }).pipe(Effect.provide(store)))
+
+    it.effect("stops past the limit with TooLarge and keeps nothing", () =>
+      Effect.gen(function*() {
+        const blobs = yield* BlobStore
+        const exit = yield* Effect.exit(blobs.putStream("media/a/big", Stream.fromIterable(chunks), 10))
+        assert(Exit.isFailure(exit))
+        expect(JSON.stringify(exit.cause)).toContain("TooLarge")
+        expect(Option.isNone(yield* blobs.stream("media/a/big"))).toBe(true)
+        // A failing source leaves nothing either.
+        const failing = Stream.concat(Stream.fromIterable(chunks), Stream.fail("network dropped"))
+        const broken = yield* Effect.exit(blobs.putStream("media/a/broken", failing, 100))
+        assert(Exit.isFailure(broken))
+        expect(Option.isNone(yield* blobs.stream("media/a/broken"))).toBe(true)
+        if (name === "file") expect(readdirSync(join(root, "media", "a"))).toEqual([])
+      }).pipe(Effect.provide(store)))
+  })
+}
