@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
+import http from "node:http"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -93,27 +94,42 @@ const WithId = Schema.Struct({ id: Schema.String })
 const WithKey = Schema.Struct({ key: Schema.String })
 export const idOf = (json: unknown) => Schema.decodeUnknownSync(WithId)(json).id
 
-const isStaleSocket = (e: unknown) =>
-  e instanceof TypeError && typeof e.cause === "object" && e.cause !== null && "code" in e.cause && e.cause.code === "UND_ERR_SOCKET"
+/** Keep-alive sockets shared by every request of the run: a cheap client, so the server is what gets measured. */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
 
-/**
- * fetch, with a GET retried once when a pooled keep-alive socket turns out to have been closed
- * by the server's idle timeout just as it was reused (the bench pauses between phases).
- */
-export const fetchRetrying = (url: string, init: RequestInit = {}): Promise<Response> =>
-  fetch(url, init).catch((e: unknown) => ((init.method ?? "GET") === "GET" && isStaleSocket(e) ? fetch(url, init) : Promise.reject(e)))
+/** One HTTP exchange over the shared keep-alive agent. */
+export const request = (
+  url: string,
+  method = "GET",
+  headers: Record<string, string> = {},
+  body?: string
+): Promise<{ status: number; text: string }> =>
+  new Promise((resolve, reject) => {
+    const u = new URL(url)
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
+        res.on("error", reject)
+      }
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
 
 /** A JSON client that fails loudly on any non-2xx answer. */
 export const client = (baseUrl: string, auth: string, headers: Record<string, string> = {}): Client => ({
   call: async (method, path, body) => {
-    const res = await fetchRetrying(baseUrl + path, {
+    const res = await request(
+      baseUrl + path,
       method,
-      headers: { authorization: `Bearer ${auth}`, ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-    const text = await res.text()
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`)
-    return { status: res.status, json: text.length > 0 ? JSON.parse(text) : undefined }
+      { authorization: `Bearer ${auth}`, ...headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      body === undefined ? undefined : JSON.stringify(body)
+    )
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`)
+    return { status: res.status, json: res.text.length > 0 ? JSON.parse(res.text) : undefined }
   }
 })
 

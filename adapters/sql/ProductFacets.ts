@@ -1,4 +1,5 @@
 import type { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { ProductStatus } from "../../core/products/Product.js"
 import type { FacetCounts, FacetDimension, FacetOptions, ProductFilter } from "../../core/products/ProductFilter.js"
@@ -29,13 +30,64 @@ const GroupRows = Schema.decodeUnknown(
 )
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 
+/** Text order as the databases' binary collation has it. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
 /** Counts per key, largest first, ties by `order`, at most `cap`. */
 const top = (counts: Map<string, number>, cap: number, order: (id: string) => string) =>
-  [...counts].sort((a, b) => b[1] - a[1] || order(a[0]).localeCompare(order(b[0]))).slice(0, cap)
+  [...counts].sort((a, b) => b[1] - a[1] || byText(order(a[0]), order(b[0]))).slice(0, cap)
 
 const add = (counts: Map<string, number>, key: string | null, n: number) => {
   if (key !== null) counts.set(key, (counts.get(key) ?? 0) + n)
 }
+
+const TreeRows = Schema.decodeUnknown(
+  Schema.Array(Schema.Struct({ id: Schema.String, parentId: Schema.NullOr(Schema.String), slug: Schema.String, name: Schema.String }))
+)
+const DirectRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, count: IntColumn })))
+const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Schema.String, categoryId: Schema.String })))
+
+/**
+ * Category counts over whole subtrees: each product counted once under every category that
+ * holds it or one of its descendants. Counted per category in SQL and rolled up the tree
+ * here; only products filed in several categories are read one by one, so that a product in
+ * two categories of one subtree still counts once there.
+ */
+const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Fragment, cap: number) =>
+  Effect.gen(function*() {
+    const tree = yield* sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(
+      Effect.flatMap(TreeRows)
+    )
+    const direct = yield* sql`select pc.category_id as id, cast(count(*) as integer) as count from product_categories pc
+      where pc.organization_id = ${organizationId} and ${scope} group by pc.category_id`.pipe(Effect.flatMap(DirectRows))
+    const multi = yield* sql`select pc.product_id, pc.category_id from product_categories pc
+      where pc.organization_id = ${organizationId} and ${scope} and pc.product_id in (
+        select m.product_id from product_categories m where m.organization_id = ${organizationId}
+        group by m.product_id having count(*) > 1)`.pipe(Effect.flatMap(LinkRows))
+
+    const byId = new Map(tree.map((c) => [c.id, c]))
+    const lineage = (id: string): Array<string> => {
+      const out: Array<string> = []
+      for (let at: string | null | undefined = id; at != null && out.length < 1000 && !out.includes(at); at = byId.get(at)?.parentId) out.push(at)
+      return out
+    }
+    const counts = new Map<string, number>()
+    for (const d of direct) for (const a of lineage(d.id)) counts.set(a, (counts.get(a) ?? 0) + d.count)
+    const categoriesOf = new Map<string, Array<string>>()
+    for (const l of multi) categoriesOf.set(l.productId, [...(categoriesOf.get(l.productId) ?? []), l.categoryId])
+    for (const categoryIds of categoriesOf.values()) {
+      const seen = new Map<string, number>()
+      for (const c of categoryIds) for (const a of lineage(c)) seen.set(a, (seen.get(a) ?? 0) + 1)
+      for (const [a, k] of seen) if (k > 1) counts.set(a, (counts.get(a) ?? 0) - (k - 1))
+    }
+    return [...counts]
+      .flatMap(([id, count]) => {
+        const c = byId.get(id)
+        return c === undefined || count <= 0 ? [] : [{ id, slug: c.slug, name: c.name, count }]
+      })
+      .sort((a, b) => b.count - a.count || byText(a.name, b.name))
+      .slice(0, cap)
+  })
 
 /**
  * Facet counts, each dimension with every other filter applied. Family, status, brand and
@@ -145,17 +197,7 @@ export const facetsOf = (
     }
 
     const categoriesFound = filter.includeDescendants
-      ? yield* sql`with recursive tree(ancestor, id, depth) as (
-            select id, id, 0 from categories where organization_id = ${organizationId}
-            union all
-            select tree.ancestor, c.id, tree.depth + 1 from tree join categories c on c.parent_id = tree.id
-            where c.organization_id = ${organizationId} and tree.depth < 1000
-          )
-          select c.id, c.slug, c.name, cast(count(distinct pc.product_id) as integer) as count
-          from tree join categories c on c.id = tree.ancestor
-            join product_categories pc on pc.category_id = tree.id
-          where pc.organization_id = ${organizationId} and ${scoped("categories", "pc.product_id")}
-          group by c.id, c.slug, c.name order by count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
+      ? yield* subtreeCounts(sql, organizationId, scoped("categories", "pc.product_id"), caps.categories)
       : yield* sql`select c.id, c.slug, c.name, cast(count(*) as integer) as count
           from product_categories pc join categories c on c.id = pc.category_id
           where pc.organization_id = ${organizationId} and ${scoped("categories", "pc.product_id")}

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Schedule } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
@@ -8,12 +8,19 @@ import * as SqlStorage from "../sql/SqlStorage.js"
 
 /** A SQLite connection set up for durability: WAL, full fsync on commit, foreign keys, a busy timeout. */
 export const client = (filename: string) =>
-  Layer.effectDiscard(
+  Layer.scopedDiscard(
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* sql.unsafe("PRAGMA synchronous = FULL")
       yield* sql.unsafe("PRAGMA foreign_keys = ON")
       yield* sql.unsafe("PRAGMA busy_timeout = 5000")
+      // The planner picks indexes by statistics SQLite only gathers when asked: refresh them
+      // (bounded work) at start and every few minutes, as the catalog grows.
+      yield* sql.unsafe("PRAGMA analysis_limit = 1000")
+      const optimize = sql.unsafe("PRAGMA optimize = 0x10002").pipe(Effect.ignoreLogged)
+      yield* optimize
+      // Wall-clock time, whatever clock the caller runs on: this is upkeep, not behaviour.
+      yield* Effect.forkScoped(Effect.schedule(optimize, Schedule.spaced("1 minute")).pipe(Effect.withClock(Clock.make())))
     }).pipe(Effect.orDie)
   ).pipe(
     Layer.provideMerge(

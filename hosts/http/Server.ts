@@ -100,5 +100,6 @@ export const server = (config: HostConfig) =>
     // Webhooks go out in the background for as long as the server runs.
     Layer.provide(DispatcherLive()),
     Layer.provide(catalog(config)),
-    HttpMiddleware.withTracerDisabledWhen(() => true)
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide(Layer.setTracerEnabled(false))
   )

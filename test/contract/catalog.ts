@@ -225,6 +225,32 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.listed.data.every((p) => p.thumbnailUrl === null && p.categoryIds.length === 1)).toBe(true)
       }))
 
+    it.effect("counts a product once under an ancestor even when it is filed in two of its categories", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const root = yield* categories.create({ name: "Outdoor" })
+          const a = yield* categories.create({ name: "Tents", parentId: root.id })
+          const b = yield* categories.create({ name: "Stoves", parentId: root.id })
+          yield* products.create({ familyId: family.id, name: "both", categoryIds: [a.id, b.id] })
+          yield* products.create({ familyId: family.id, name: "one", categoryIds: [b.id], status: "archived" })
+          return {
+            ids: { root: root.id, a: a.id, b: b.id },
+            all: yield* products.facets({ includeDescendants: true }),
+            drafts: yield* products.facets({ includeDescendants: true, status: "draft" })
+          }
+        }))
+        const count = (f: typeof result.all, id: string) => f.categories.find((c) => c.id === id)?.count
+        expect(count(result.all, result.ids.root)).toBe(2)
+        expect(count(result.all, result.ids.a)).toBe(1)
+        expect(count(result.all, result.ids.b)).toBe(2)
+        expect(result.all.categories.map((c) => c.id)).toEqual([result.ids.root, result.ids.b, result.ids.a])
+        expect(count(result.drafts, result.ids.root)).toBe(1)
+        expect(count(result.drafts, result.ids.b)).toBe(1)
+      }))
+
     it.effect("counts each facet dimension with the other dimensions' filters applied, and only those", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
