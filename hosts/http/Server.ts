@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, type HttpApp, HttpMiddleware } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type ConfigError, Effect, Layer, Option, Redacted } from "effect"
 import { join } from "node:path"
@@ -90,8 +90,8 @@ const handlers = (config: HostConfig) =>
   )
 
 /** The HTTP application on whatever `HttpServer` is provided (a real port, or a test server). */
-export const server = (config: HostConfig) =>
-  HttpApiBuilder.serve().pipe(
+export const server = (config: HostConfig, track?: (app: HttpApp.Default) => HttpApp.Default) =>
+  HttpApiBuilder.serve(track).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(EdgeLive),

@@ -1,8 +1,9 @@
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer, Logger, LogLevel } from "effect"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Cause, Console, Effect, Exit, Fiber, Layer, Logger, LogLevel } from "effect"
 import { createServer } from "node:http"
 import { loadConfig } from "./Config.js"
+import { makeInFlight } from "./InFlight.js"
 import { server } from "./Server.js"
 
 const LOG_LEVELS = {
@@ -14,16 +15,48 @@ const LOG_LEVELS = {
   fatal: LogLevel.Fatal
 } as const
 
+/** How long a shutdown waits for requests in flight before it closes anyway. */
+const DRAIN_LIMIT = "25 seconds"
+
+const nodeServer = createServer()
+const inFlight = makeInFlight()
+
 const main = Effect.gen(function*() {
   const config = yield* loadConfig
-  const http = NodeHttpServer.layer(createServer, { port: config.port, host: config.host })
-  return yield* Layer.launch(server(config).pipe(HttpServer.withLogAddress, Layer.provide(http))).pipe(
+  const http = NodeHttpServer.layer(() => nodeServer, { port: config.port, host: config.host })
+  return yield* Layer.launch(server(config, inFlight.track).pipe(HttpServer.withLogAddress, Layer.provide(http))).pipe(
     Logger.withMinimumLogLevel(LOG_LEVELS[config.logLevel])
   )
 }).pipe(
   Effect.catchAll((line) => Console.error(line).pipe(Effect.zipRight(Effect.sync(() => { process.exitCode = 1 }))))
 )
 
-// SIGINT/SIGTERM interrupt the main fiber: the server stops accepting, in-flight requests
-// finish, and the database pool closes as the layers are released.
-NodeRuntime.runMain(main)
+const fiber = Effect.runFork(main)
+
+// SIGTERM/SIGINT: stop accepting connections, let requests in flight finish, then release
+// the layers, which closes the database. A second signal stops at once.
+let stopping = false
+const shutdown = () => {
+  if (stopping) return Effect.runFork(Fiber.interrupt(fiber))
+  stopping = true
+  nodeServer.close()
+  nodeServer.closeIdleConnections()
+  return Effect.runFork(inFlight.drained(DRAIN_LIMIT).pipe(Effect.zipRight(Fiber.interrupt(fiber))))
+}
+process.on("SIGTERM", shutdown)
+process.on("SIGINT", shutdown)
+
+Effect.runFork(
+  Fiber.await(fiber).pipe(
+    Effect.flatMap((exit) =>
+      Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)
+        ? Console.error(Cause.pretty(exit.cause)).pipe(Effect.zipRight(Effect.sync(() => { process.exitCode = 1 })))
+        : Effect.void
+    ),
+    Effect.zipRight(Effect.sync(() => {
+      process.off("SIGTERM", shutdown)
+      process.off("SIGINT", shutdown)
+      nodeServer.closeAllConnections()
+    }))
+  )
+)

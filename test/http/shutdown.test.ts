@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { createHmac, randomBytes, randomUUID } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { Schema } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "../..")
+
+const idOf = Schema.decodeUnknownSync(Schema.Struct({ id: Schema.String }), { onExcessProperty: "ignore" })
+const idOfJson = (json: unknown) => idOf(json).id
+
+const freePort = () =>
+  new Promise<number>((done) => {
+    const srv = createServer()
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address()
+      srv.close(() => done(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+const dirs: Array<string> = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+describe("graceful shutdown of the HTTP host", () => {
+  it("on SIGTERM stops accepting, finishes the request in flight, then exits cleanly", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
+    dirs.push(dir)
+    const port = await freePort()
+    const serviceKey = `svc_${randomBytes(16).toString("hex")}`
+    const secret = randomBytes(32).toString("hex")
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
+        CATALOG_TENANCY: "multi",
+        CATALOG_SERVICE_KEY: serviceKey,
+        CATALOG_SESSION_SECRET: secret,
+        CATALOG_DATA_DIR: dir,
+        LOG_LEVEL: "error"
+      },
+      stdio: "ignore"
+    })
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)))
+    const base = `http://127.0.0.1:${port}`
+    for (let i = 0; i < 300; i++) {
+      const up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false)
+      if (up) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const userId = randomUUID()
+    const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url")
+    const now = Math.floor(Date.now() / 1000)
+    const data = `${enc({ alg: "HS256", typ: "JWT" })}.${enc({ sub: userId, email: `${userId}@example.com`, exp: now + 600 })}`
+    const session = `${data}.${createHmac("sha256", secret).update(data).digest("base64url")}`
+    await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${session}` } })
+    const post = async (path: string, headers: Record<string, string>, body: unknown) =>
+      idOfJson(await (await fetch(base + path, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) })).json())
+    const orgId = await post("/v1/organizations", { "x-pim-service-key": serviceKey }, { name: "Shutdown", slug: "shutdown", initialAdmin: { userId } })
+    const auth = { authorization: `Bearer ${session}`, "x-organization-id": orgId }
+    const familyId = await post("/v1/attribute-families", auth, { code: "things", label: { en: "Things" } })
+
+    const items = Array.from({ length: 500 }, (_, i) => ({ op: "create", familyId, name: `Item ${i}` }))
+    const inFlight = fetch(`${base}/v1/products/bulk`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ items }) })
+    await new Promise((r) => setTimeout(r, 30))
+    child.kill("SIGTERM")
+
+    const answer = await inFlight
+    expect(answer.status).toBe(200)
+    const { results } = Schema.decodeUnknownSync(Schema.Struct({ results: Schema.Array(Schema.Struct({ ok: Schema.Boolean })) }))(await answer.json())
+    expect(results).toHaveLength(500)
+    expect(results.every((r) => r.ok)).toBe(true)
+    expect(await exited).toBe(0)
+    const after = await fetch(`${base}/healthz`).then(() => "answered", () => "refused")
+    expect(after).toBe("refused")
+  })
+})
