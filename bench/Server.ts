@@ -10,7 +10,7 @@ import { join, resolve } from "node:path"
 const root = resolve(import.meta.dirname, "..")
 
 /** Keep-alive sockets shared by every request of the run: a cheap client, so the server is what gets measured. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
+let agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
 
 
 const freePort = () =>
@@ -83,8 +83,10 @@ export const startServer = async (databaseUrl: string | undefined): Promise<Benc
     session,
     stop: async () => {
       stopping = true
-      // Our own keep-alive sockets would hold the server's graceful shutdown open.
+      // Our own keep-alive sockets would hold the server's graceful shutdown open; the next
+      // server gets a fresh agent (a destroyed one hands out sockets only slowly).
       agent.destroy()
+      agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r))
         child.kill("SIGTERM")

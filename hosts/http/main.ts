@@ -1,8 +1,9 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Fiber, Layer, Logger, LogLevel } from "effect"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { loadConfig } from "./Config.js"
+import { envelope } from "./Errors.js"
 import { makeInFlight } from "./InFlight.js"
 import { server } from "./Server.js"
 
@@ -20,6 +21,20 @@ const DRAIN_LIMIT = "25 seconds"
 
 const nodeServer = createServer()
 const inFlight = makeInFlight()
+
+// The socket listens before migrations and the handlers are ready; a request that arrived in
+// between would hang for good. Until the real handler attaches, answer 503.
+const starting = (_: IncomingMessage, response: ServerResponse) => {
+  response.writeHead(503, { "content-type": "application/json", connection: "close" })
+  response.end(JSON.stringify(envelope("unavailable", "the service is starting")))
+}
+const attached = (event: string | symbol) => {
+  if (event !== "request") return
+  nodeServer.off("request", starting)
+  nodeServer.off("newListener", attached)
+}
+nodeServer.on("request", starting)
+nodeServer.on("newListener", attached)
 
 const main = Effect.gen(function*() {
   const config = yield* loadConfig
