@@ -41,6 +41,12 @@ const add = (counts: Map<string, number>, key: string | null, n: number) => {
   if (key !== null) counts.set(key, (counts.get(key) ?? 0) + n)
 }
 
+/** How a link-table count is narrowed to the products matching the other filters. */
+interface Scope {
+  readonly join: Fragment
+  readonly where: Fragment
+}
+
 const TreeRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ id: Schema.String, parentId: Schema.NullOr(Schema.String), slug: Schema.String, name: Schema.String }))
 )
@@ -53,15 +59,15 @@ const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Sc
  * here; only products filed in several categories are read one by one, so that a product in
  * two categories of one subtree still counts once there.
  */
-const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Fragment, cap: number) =>
+const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Scope, cap: number) =>
   Effect.gen(function*() {
     const tree = yield* sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(
       Effect.flatMap(TreeRows)
     )
-    const direct = yield* sql`select pc.category_id as id, cast(count(*) as integer) as count from product_categories pc
-      where pc.organization_id = ${organizationId} and ${scope} group by pc.category_id`.pipe(Effect.flatMap(DirectRows))
-    const multi = yield* sql`select pc.product_id, pc.category_id from product_categories pc
-      where pc.organization_id = ${organizationId} and ${scope} and pc.product_id in (
+    const direct = yield* sql`select pc.category_id as id, cast(count(*) as integer) as count from product_categories pc ${scope.join}
+      where pc.organization_id = ${organizationId} and ${scope.where} group by pc.category_id`.pipe(Effect.flatMap(DirectRows))
+    const multi = yield* sql`select pc.product_id, pc.category_id from product_categories pc ${scope.join}
+      where pc.organization_id = ${organizationId} and ${scope.where} and pc.product_id in (
         select m.product_id from product_categories m where m.organization_id = ${organizationId}
         group by m.product_id having count(*) > 1)`.pipe(Effect.flatMap(LinkRows))
 
@@ -187,28 +193,33 @@ export const facetsOf = (
       count
     }))
 
-    // Without other filters the link tables answer alone, from their organization indexes.
-    const othersThan = (dimension: FacetDimension) => productConditions(sql, organizationId, filter, subtree, dimension)
-    const scoped = (dimension: FacetDimension, column: string) => {
-      const conditions = othersThan(dimension)
+    // Without other filters the link tables answer alone, from their organization indexes;
+    // with them, a join to the products (a join plans well on both databases, an IN over the
+    // products does not on Postgres under row-level security).
+    const scoped = (dimension: FacetDimension, column: string): Scope => {
+      const conditions = productConditions(sql, organizationId, filter, subtree, dimension)
       return conditions.length === 1
-        ? sql`1 = 1`
-        : sql`${sql.literal(column)} in (select p.id from products p where ${sql.and(conditions)})`
+        ? { join: sql``, where: sql`1 = 1` }
+        : { join: sql`join products p on p.id = ${sql.literal(column)}`, where: sql.and(conditions) }
     }
 
     const categoriesFound = filter.includeDescendants
       ? yield* subtreeCounts(sql, organizationId, scoped("categories", "pc.product_id"), caps.categories)
-      : yield* sql`select c.id, c.slug, c.name, cast(count(*) as integer) as count
-          from product_categories pc join categories c on c.id = pc.category_id
-          where pc.organization_id = ${organizationId} and ${scoped("categories", "pc.product_id")}
+      : yield* Effect.suspend(() => {
+        const scope = scoped("categories", "pc.product_id")
+        return sql`select c.id, c.slug, c.name, cast(count(*) as integer) as count
+          from product_categories pc join categories c on c.id = pc.category_id ${scope.join}
+          where pc.organization_id = ${organizationId} and ${scope.where}
           group by c.id, c.slug, c.name order by count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
+      })
     const categories = yield* topUp(categoriesFound, caps.categories, (room) =>
       sql`select c.id, c.slug, c.name, 0 as count from categories c
         where c.organization_id = ${organizationId} and ${notIn("c.id", categoriesFound.map((c) => c.id))}
         order by c.name limit ${room}`.pipe(Effect.flatMap(CategoryRows)))
 
-    const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from product_tags t
-      where t.organization_id = ${organizationId} and ${scoped("tags", "t.product_id")}
+    const tagScope = scoped("tags", "t.product_id")
+    const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from product_tags t ${tagScope.join}
+      where t.organization_id = ${organizationId} and ${tagScope.where}
       group by t.tag order by count desc, t.tag limit ${caps.tags}`.pipe(Effect.flatMap(ValueRows))
 
     return { total, families, statuses, categories, brands, connectors, tags }
