@@ -6,6 +6,7 @@ import { BrandRepository } from "../../core/catalog/BrandRepository.js"
 import { StoredAttributeValues } from "../../core/catalog/Category.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { BooleanColumn, JsonColumn, toJson } from "./Columns.js"
+import { presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -20,8 +21,6 @@ const Row = Schema.Struct({
   updatedAt: Schema.String
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
-const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
-const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
 const ClashRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ byName: BooleanColumn })))
 
 const columns = (b: Brand) => ({
@@ -84,18 +83,8 @@ export const make = Effect.gen(function*() {
       ),
     list: (organizationId) =>
       sql`select * from brands where organization_id = ${organizationId} order by lower(name), id`.pipe(Effect.orDie, Effect.flatMap(all)),
-    existing: (organizationId, ids) =>
-      ids.length === 0 ? Effect.succeed(new Set<string>()) : sql`select id from brands where organization_id = ${organizationId} and ${sql.in("id", ids)}`.pipe(
-        Effect.flatMap(IdRows),
-        Effect.map((rows) => new Set(rows.map((r) => r.id))),
-        Effect.orDie
-      ),
-    slugsTaken: (organizationId, slugs) =>
-      slugs.length === 0 ? Effect.succeed(new Set<string>()) : sql`select slug from brands where organization_id = ${organizationId} and ${sql.in("slug", slugs)}`.pipe(
-        Effect.flatMap(SlugRows),
-        Effect.map((rows) => new Set(rows.map((r) => r.slug))),
-        Effect.orDie
-      )
+    existing: (organizationId, ids) => presentValues(sql, "brands", "id", organizationId, ids),
+    slugsTaken: (organizationId, slugs) => presentValues(sql, "brands", "slug", organizationId, slugs)
   })
 })
 

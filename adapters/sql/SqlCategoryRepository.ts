@@ -5,6 +5,7 @@ import { Category, StoredAttributeValues } from "../../core/catalog/Category.js"
 import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -22,7 +23,6 @@ const Row = Schema.Struct({
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
-const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
 
 const columns = (c: Category) => ({
   id: c.id,
@@ -95,18 +95,8 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.map((r) => r.id)),
         Effect.orDie
       ),
-    existing: (organizationId, ids) =>
-      ids.length === 0 ? Effect.succeed(new Set<string>()) : sql`select id from categories where organization_id = ${organizationId} and ${sql.in("id", ids)}`.pipe(
-        Effect.flatMap(IdRows),
-        Effect.map((rows) => new Set(rows.map((r) => r.id))),
-        Effect.orDie
-      ),
-    slugsTaken: (organizationId, slugs) =>
-      slugs.length === 0 ? Effect.succeed(new Set<string>()) : sql`select slug from categories where organization_id = ${organizationId} and ${sql.in("slug", slugs)}`.pipe(
-        Effect.flatMap(SlugRows),
-        Effect.map((rows) => new Set(rows.map((r) => r.slug))),
-        Effect.orDie
-      )
+    existing: (organizationId, ids) => presentValues(sql, "categories", "id", organizationId, ids),
+    slugsTaken: (organizationId, slugs) => presentValues(sql, "categories", "slug", organizationId, slugs)
   })
 })
 
