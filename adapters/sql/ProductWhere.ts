@@ -1,19 +1,21 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import type { FacetDimension, ProductFilter } from "../../core/products/ProductFilter.js"
+import { type DenseFilters, SPARSE } from "./ProductDensity.js"
 import { searchOf } from "./ProductSearch.js"
 
 /**
  * The conditions of a product query over `products p`, every filter but those of the
  * `omitted` facet dimensions (a dimension is counted without its own filter). `subtree` is the category filter's ids when
- * it covers descendants.
+ * it covers descendants. A `dense` link-table filter is probed per product (see DenseFilters).
  */
 export const productConditions = (
   sql: SqlClient.SqlClient,
   organizationId: string,
   filter: ProductFilter,
   subtree: ReadonlyArray<string> | undefined,
-  omitted: FacetDimension | ReadonlyArray<FacetDimension> = []
+  omitted: FacetDimension | ReadonlyArray<FacetDimension> = [],
+  dense: DenseFilters = SPARSE
 ): ReadonlyArray<Fragment> => {
   const skip = new Set(typeof omitted === "string" ? [omitted] : omitted)
   const omit = (dimension: FacetDimension) => skip.has(dimension)
@@ -23,8 +25,12 @@ export const productConditions = (
   if (filter.slug !== undefined) c.push(sql`p.slug = ${filter.slug}`)
   if (filter.familyId !== undefined && !omit("families")) c.push(sql`p.family_id = ${filter.familyId}`)
   if (filter.categoryId !== undefined && !omit("categories")) {
-    const ids = subtree ?? [filter.categoryId]
-    c.push(sql`p.id in (select pc.product_id from product_categories pc where ${sql.in("pc.category_id", ids)})`)
+    const ids = sql.in("pc.category_id", subtree ?? [filter.categoryId])
+    c.push(
+      dense.categories
+        ? sql`exists (select 1 from product_categories pc where pc.product_id = p.id and ${ids})`
+        : sql`p.id in (select pc.product_id from product_categories pc where ${ids})`
+    )
   }
   if (filter.brand !== undefined && !omit("brands")) {
     c.push(sql`p.brand_id in (select b.id from brands b where b.organization_id = ${organizationId}
@@ -33,21 +39,28 @@ export const productConditions = (
   if (filter.brandId !== undefined && !omit("brands")) c.push(sql`p.brand_id = ${filter.brandId}`)
   if (filter.ids !== undefined) c.push(filter.ids.length === 0 ? sql`1 = 0` : sql.in("p.id", filter.ids))
   if (filter.tags !== undefined && !omit("tags")) {
-    c.push(sql`p.id in (select t.product_id from product_tags t
-      where t.organization_id = ${organizationId} and ${sql.in("t.tag", filter.tags)}
-      group by t.product_id having count(*) = ${filter.tags.length})`)
+    for (const tag of filter.tags) {
+      c.push(
+        dense.tags.has(tag)
+          ? sql`exists (select 1 from product_tags t where t.product_id = p.id and t.tag = ${tag})`
+          : sql`p.id in (select t.product_id from product_tags t where t.organization_id = ${organizationId} and t.tag = ${tag})`
+      )
+    }
   }
   if (filter.connectorId !== undefined && !omit("connectors")) c.push(sql`p.source_connector_id = ${filter.connectorId}`)
   if (filter.updatedSince !== undefined) c.push(sql`p.updated_at >= ${filter.updatedSince}`)
   if (filter.numeric !== undefined) {
     const n = filter.numeric
-    c.push(sql`p.id in (select n.product_id from product_numbers n where ${
-      sql.and([
-        sql`n.attribute_id = ${n.attributeId}`,
-        ...(n.min !== undefined ? [sql`n.value >= ${n.min}`] : []),
-        ...(n.max !== undefined ? [sql`n.value <= ${n.max}`] : [])
-      ])
-    })`)
+    const bounds = sql.and([
+      sql`n.attribute_id = ${n.attributeId}`,
+      ...(n.min !== undefined ? [sql`n.value >= ${n.min}`] : []),
+      ...(n.max !== undefined ? [sql`n.value <= ${n.max}`] : [])
+    ])
+    c.push(
+      dense.numeric
+        ? sql`exists (select 1 from product_numbers n where n.product_id = p.id and ${bounds})`
+        : sql`p.id in (select n.product_id from product_numbers n where ${bounds})`
+    )
   }
   return c
 }

@@ -8,6 +8,7 @@ import { ProductRepository, type ProductWrite } from "../../core/products/Produc
 import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { chunksOf, IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { denseFilters } from "./ProductDensity.js"
 import { facetsOf } from "./ProductFacets.js"
 import { prepareSearch, searchOf } from "./ProductSearch.js"
 import { productConditions } from "./ProductWhere.js"
@@ -130,7 +131,7 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       if (filter.search !== undefined) yield* prepareSearch(sql)
       const subtree = yield* subtreeOf(organizationId, filter)
-      const conditions = productConditions(sql, organizationId, filter, subtree)
+      const conditions = productConditions(sql, organizationId, filter, subtree, [], yield* denseFilters(sql, organizationId, filter, subtree))
       const dir = sql.literal(sort.dir === "desc" ? "desc" : "asc")
       const take = page.limit + 1
       let rows: ReadonlyArray<ProductRecord>
@@ -145,8 +146,9 @@ export const make = Effect.gen(function*() {
         rows = yield* select(sql`select ${sql.literal(COLUMNS)} from products p where ${where(conditions)}
           order by ${column} ${dir}, p.id ${dir} limit ${take} offset ${page.offset}`)
       }
+      // Counting visits every match, which the link-table lookups do best.
       const total = page.withTotal
-        ? yield* sql`select cast(count(*) as integer) as n from products p where ${where(conditions)}`.pipe(
+        ? yield* sql`select cast(count(*) as integer) as n from products p where ${where(productConditions(sql, organizationId, filter, subtree))}`.pipe(
           Effect.flatMap(CountRows),
           Effect.map((r) => r[0]?.n ?? 0),
           Effect.orDie

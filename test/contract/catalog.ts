@@ -282,6 +282,56 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         }
       }))
 
+    it.effect("answers the same pages whether a tag, category or range filter matches a few products or thousands", () =>
+      Effect.gen(function*() {
+        const count = 2600
+        const tagged = (i: number) => i % 13 !== 0
+        const shelved = (i: number) => i % 7 !== 0
+        const priced = (i: number) => i % 11 !== 0
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const root = yield* categories.create({ name: "Everything" })
+          const shelf = yield* categories.create({ name: "Shelf", parentId: root.id })
+          const other = yield* categories.create({ name: "Other" })
+          for (let from = 0; from < count; from += 500) {
+            const items = Array.from({ length: Math.min(500, count - from) }, (_, k) => {
+              const i = from + k
+              return {
+                op: "create",
+                familyId: family.id,
+                name: `Product ${i}`,
+                slug: `p-${String(i).padStart(4, "0")}`,
+                tags: [...(tagged(i) ? ["common"] : []), ...(i % 500 === 1 ? ["rare"] : [])],
+                categoryIds: [shelved(i) ? shelf.id : other.id],
+                attributes: priced(i) ? { price: val({ amount_cents: i, currency: "EUR" }) } : {}
+              }
+            })
+            const created = yield* products.bulk(items)
+            assert(created.every((r) => r.ok), "every product is created")
+          }
+          const slugs = (q: Parameters<typeof products.list>[0]) =>
+            Effect.map(products.list({ sortBy: "slug", ...q }), (l) => ({ slugs: l.data.map((p) => p.slug), total: l.total }))
+          const dense = { tag: ["common"], categoryId: root.id, includeDescendants: true, filterAttribute: "price", filterMin: 0 }
+          return {
+            dense: yield* slugs({ ...dense, limit: 5, offset: 10, withTotal: true }),
+            denseDesc: yield* slugs({ ...dense, sortDir: "desc", limit: 3 }),
+            rare: yield* slugs({ tag: ["common", "rare"], categoryId: shelf.id }),
+            narrowRange: yield* slugs({ tag: ["common"], filterAttribute: "price", filterMin: 1000, filterMax: 1010 }),
+            none: yield* slugs({ tag: ["common", "missing"], categoryId: root.id, includeDescendants: true, withTotal: true })
+          }
+        }))
+        const slug = (i: number) => `p-${String(i).padStart(4, "0")}`
+        const all = Array.from({ length: count }, (_, i) => i)
+        const matching = all.filter((i) => tagged(i) && shelved(i) && priced(i))
+        expect(result.dense).toEqual({ slugs: matching.slice(10, 15).map(slug), total: matching.length })
+        expect(result.denseDesc.slugs).toEqual(matching.slice(-3).reverse().map(slug))
+        expect(result.rare.slugs).toEqual(all.filter((i) => i % 500 === 1 && tagged(i) && shelved(i)).map(slug))
+        expect(result.narrowRange.slugs).toEqual(all.filter((i) => i >= 1000 && i <= 1010 && tagged(i) && priced(i)).map(slug))
+        expect(result.none).toEqual({ slugs: [], total: 0 })
+      }))
+
     it.effect("runs a bulk batch where each item stands alone, with one event per item that succeeded", () =>
       Effect.gen(function*() {
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
