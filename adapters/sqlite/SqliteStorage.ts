@@ -6,7 +6,7 @@ import { dirname } from "node:path"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
 import * as SqlStorage from "../sql/SqlStorage.js"
 
-/** A SQLite connection set up for durability: WAL, full fsync on commit, foreign keys, a busy timeout. */
+/** A SQLite connection set up for durability (WAL, full fsync on commit, foreign keys, a busy timeout) and large reads. */
 export const client = (filename: string) =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
@@ -14,6 +14,11 @@ export const client = (filename: string) =>
       yield* sql.unsafe("PRAGMA synchronous = FULL")
       yield* sql.unsafe("PRAGMA foreign_keys = ON")
       yield* sql.unsafe("PRAGMA busy_timeout = 5000")
+      // Reads of a large catalog jump between index and table pages: map the file instead of
+      // copying each page through a read call, keep more pages cached, and sort in memory.
+      yield* sql.unsafe("PRAGMA mmap_size = 1073741824")
+      yield* sql.unsafe("PRAGMA cache_size = -65536")
+      yield* sql.unsafe("PRAGMA temp_store = MEMORY")
       // The planner picks indexes by statistics SQLite only gathers when asked: refresh them
       // (bounded work) at start and every few minutes, as the catalog grows.
       yield* sql.unsafe("PRAGMA analysis_limit = 1000")
