@@ -32,6 +32,8 @@ const Row = Schema.Struct({
 })
 type Row = typeof Row.Type
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+/** A row with its category ids aggregated in position order, as `withCategoryIds` selects it. */
+const decodeRecords = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...Row.fields, categoryIds: JsonColumn(Schema.Array(Schema.String)) })))
 const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Schema.String, categoryId: Schema.String })))
 const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
@@ -104,6 +106,17 @@ export const make = Effect.gen(function*() {
       for (const l of links) byProduct.set(l.productId, [...(byProduct.get(l.productId) ?? []), l.categoryId])
       return rows.map((r) => ({ ...r, categoryIds: byProduct.get(r.id) ?? [] }))
     }).pipe(Effect.orDie)
+
+  /** The record's columns and its category ids, in one statement. */
+  const withCategoryIds = sql.onDialectOrElse({
+    pg: () => `${COLUMNS}, coalesce((select json_agg(c.category_id order by c.position) from product_categories c
+      where c.product_id = p.id), '[]'::json) as category_ids`,
+    orElse: () => `${COLUMNS}, (select json_group_array(c.category_id order by c.position) from product_categories c
+      where c.product_id = p.id) as category_ids`
+  })
+
+  const selectRecords = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>): Effect.Effect<ReadonlyArray<ProductRecord>> =>
+    statement.pipe(Effect.flatMap(decodeRecords), Effect.orDie)
 
   const select = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
     statement.pipe(Effect.flatMap(decodeRows), Effect.orDie, Effect.flatMap(withCategories))
@@ -202,13 +215,14 @@ export const make = Effect.gen(function*() {
         Effect.orDie
       ),
     findById: (organizationId, id) =>
-      select(sql`select ${sql.literal(COLUMNS)} from products p where p.organization_id = ${organizationId} and p.id = ${id}`).pipe(
+      selectRecords(sql`select ${sql.literal(withCategoryIds)} from products p where p.organization_id = ${organizationId} and p.id = ${id}`).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
     findByIds: (organizationId, ids) =>
       ids.length === 0
         ? Effect.succeed([])
-        : select(sql`select ${sql.literal(COLUMNS)} from products p where p.organization_id = ${organizationId} and ${sql.in("p.id", ids)}`),
+        : selectRecords(sql`select ${sql.literal(withCategoryIds)} from products p
+          where p.organization_id = ${organizationId} and ${sql.in("p.id", ids)}`),
     slugsTaken: (organizationId, slugs) =>
       slugs.length === 0
         ? Effect.succeed(new Set<string>())

@@ -27,11 +27,16 @@ export const make = Effect.gen(function*() {
         false
       ))
 
+  const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
+    wakeAfterCommit(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
+      Effect.catchTag("SqlError", Effect.die)
+    ) as typeof effect)
+
   return UnitOfWork.of({
-    tenant: (organizationId, effect) =>
-      wakeAfterCommit(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
-        Effect.catchTag("SqlError", Effect.die)
-      ) as typeof effect),
+    tenant,
+    // SQLite: BEGIN/COMMIT would cost more than the read itself, and a statement never sees
+    // another's uncommitted writes (one connection, held by a transaction until it ends).
+    read: (organizationId, effect) => sql.onDialectOrElse({ pg: () => tenant(organizationId, effect), orElse: () => effect }),
     system: (effect) => wakeAfterCommit(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect)
   })
 })

@@ -75,6 +75,8 @@ export const makeProducts = Effect.gen(function*() {
     )
   const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
     Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, provide(f(t.organizationId))))
+  const readInTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.read(t.organizationId, f(t.organizationId)))
 
   const orgDefaults = (organizationId: string) =>
     Effect.map(organizations.findById(organizationId), (row) => {
@@ -128,8 +130,9 @@ export const makeProducts = Effect.gen(function*() {
       })
     )
 
+  // One statement: no transaction needed beyond the tenant's.
   const get = (id: string, scope: { readonly locale?: string | undefined; readonly channel?: string | undefined }) =>
-    inTenant((organizationId) =>
+    readInTenant((organizationId) =>
       Effect.gen(function*() {
         const found = yield* repo.findById(organizationId, id)
         if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })

@@ -11,6 +11,12 @@ export class UnitOfWork extends Context.Tag("catalog/UnitOfWork")<UnitOfWork, {
    */
   readonly tenant: <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /**
+   * Runs a read that needs no consistency beyond each statement's own (a single statement,
+   * typically) in `organizationId`'s scope. Where the tenant is enforced by the database
+   * (Postgres) this is still a transaction; elsewhere the statements run on their own.
+   */
+  readonly read: <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
    * Runs `effect` in one transaction that sees every organization: provisioning, resolving
    * credentials, deleting a tenant, the outbox.
    */
