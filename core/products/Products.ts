@@ -141,7 +141,7 @@ export const makeProducts = Effect.gen(function*() {
         return new ProductDetails({
           ...product,
           ...(resolve ? { resolvedAttributes: resolveValues(found.value.attributes, scope.locale ?? null, scope.channel ?? null) } : {})
-        })
+        }, true)
       })
     )
 
