@@ -1,13 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Layer, Option, Schema } from "effect"
-import { StoredAttributeValues } from "../../core/catalog/Category.js"
 import { ProductStatus, type ProductRecord } from "../../core/products/Product.js"
 import type { ProductFilter, ProductPage, ProductSort } from "../../core/products/ProductFilter.js"
 import { ProductRepository, type ProductWrite } from "../../core/products/ProductRepository.js"
 import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { Conflict } from "../../core/shared/Errors.js"
-import { chunksOf, IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { chunksOf, IntColumn, JsonColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { denseFilters } from "./ProductDensity.js"
 import { facetsOf } from "./ProductFacets.js"
 import { prepareSearch, searchOf } from "./ProductSearch.js"
@@ -22,7 +21,7 @@ const Row = Schema.Struct({
   slug: Schema.String,
   status: ProductStatus,
   brandId: Schema.NullOr(Schema.String),
-  attributes: JsonColumn(StoredAttributeValues),
+  attributes: StoredValuesColumn,
   tags: JsonColumn(Schema.Array(Schema.String)),
   sourceConnectorId: Schema.NullOr(Schema.String),
   createdBy: Schema.NullOr(Schema.String),
