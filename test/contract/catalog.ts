@@ -188,6 +188,60 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.afterUpdate).toEqual([])
       }))
 
+    it.effect("ranks exact matches before near misses, pages across both and counts them all", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const mk = (name: string) => Effect.map(products.create({ familyId: family.id, name }), (p) => p.id)
+          const swapped = yield* mk("Kettel classic")
+          const kettles = [yield* mk("Steel kettle"), yield* mk("Kettle large")]
+          const ketel = yield* mk("Ketel with one letter missing")
+          yield* mk("Kestrel lamp")
+          yield* mk("Jacket")
+          const wireless = yield* mk("Wireless speaker")
+          const page = (q: string, limit: number, offset: number) =>
+            Effect.map(products.list({ q, limit, offset, withTotal: true }), (l) => ({ ids: l.data.map((p) => p.id), total: l.total }))
+          return {
+            expected: { swapped, kettles, ketel, wireless },
+            all: yield* page("kettel", 10, 0),
+            first: yield* page("kettel", 2, 0),
+            rest: yield* page("kettel", 2, 2),
+            prefix: yield* page("wireles", 10, 0),
+            typoPrefix: yield* page("wirelss", 10, 0),
+            short: yield* page("lamb", 10, 0),
+            none: yield* page("zzzzzz", 10, 0)
+          }
+        }))
+        const { swapped, kettles, ketel, wireless } = result.expected
+        expect(result.all.ids[0]).toBe(swapped)
+        expect(new Set(result.all.ids.slice(1))).toEqual(new Set([...kettles, ketel]))
+        expect(result.all.total).toBe(4)
+        expect([...result.first.ids, ...result.rest.ids]).toEqual(result.all.ids)
+        expect(result.first.total).toBe(4)
+        expect(result.prefix).toEqual({ ids: [wireless], total: 1 })
+        expect(result.typoPrefix).toEqual({ ids: [wireless], total: 1 })
+        expect(result.short).toEqual({ ids: [], total: 0 })
+        expect(result.none).toEqual({ ids: [], total: 0 })
+      }))
+
+    it.effect("matches every word of a query, shorter words exactly", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const mk = (name: string) => Effect.map(products.create({ familyId: family.id, name }), (p) => p.id)
+          const both = yield* mk("Waterproof jacket XL")
+          const typo = yield* mk("Waterproff jacket")
+          yield* mk("Waterproof boots")
+          yield* mk("Rain jacket XL")
+          const ids = (q: string) => Effect.map(products.list({ q, withTotal: true }), (l) => ({ ids: l.data.map((p) => p.id), total: l.total }))
+          return { both, typo, two: yield* ids("waterproof jacket"), withShort: yield* ids("jacket xl waterproof") }
+        }))
+        expect(result.two).toEqual({ ids: [result.both, result.typo], total: 2 })
+        expect(result.withShort).toEqual({ ids: [result.both], total: 1 })
+      }))
+
     it.effect("counts facets with every other filter applied, and categories over their subtree when asked", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
