@@ -46,6 +46,14 @@ const schemaFixture = Effect.gen(function*() {
   return { family, price, weight, blurb }
 })
 
+/** Creates a product of the family by name, giving its id. */
+const named = (familyId: string, name: string) => Effect.flatMap(Products, (products) => Effect.map(products.create({ familyId, name }), (p) => p.id))
+
+/** A search's ids and total. */
+const searched = (q: string, page: { readonly limit?: number; readonly offset?: number } = {}) =>
+  Effect.flatMap(Products, (products) =>
+    Effect.map(products.list({ q, ...page, withTotal: true }), (l) => ({ ids: l.data.map((p) => p.id), total: l.total })))
+
 /** Products, categories and brands against one storage adapter. */
 export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
@@ -192,16 +200,14 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
           const { family } = yield* schemaFixture
-          const products = yield* Products
-          const mk = (name: string) => Effect.map(products.create({ familyId: family.id, name }), (p) => p.id)
+          const mk = (name: string) => named(family.id, name)
           const swapped = yield* mk("Kettel classic")
           const kettles = [yield* mk("Steel kettle"), yield* mk("Kettle large")]
           const ketel = yield* mk("Ketel with one letter missing")
           yield* mk("Kestrel lamp")
           yield* mk("Jacket")
           const wireless = yield* mk("Wireless speaker")
-          const page = (q: string, limit: number, offset: number) =>
-            Effect.map(products.list({ q, limit, offset, withTotal: true }), (l) => ({ ids: l.data.map((p) => p.id), total: l.total }))
+          const page = (q: string, limit: number, offset: number) => searched(q, { limit, offset })
           return {
             expected: { swapped, kettles, ketel, wireless },
             all: yield* page("kettel", 10, 0),
@@ -229,14 +235,12 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
           const { family } = yield* schemaFixture
-          const products = yield* Products
-          const mk = (name: string) => Effect.map(products.create({ familyId: family.id, name }), (p) => p.id)
+          const mk = (name: string) => named(family.id, name)
           const both = yield* mk("Waterproof jacket XL")
           const typo = yield* mk("Waterproff jacket")
           yield* mk("Waterproof boots")
           yield* mk("Rain jacket XL")
-          const ids = (q: string) => Effect.map(products.list({ q, withTotal: true }), (l) => ({ ids: l.data.map((p) => p.id), total: l.total }))
-          return { both, typo, two: yield* ids("waterproof jacket"), withShort: yield* ids("jacket xl waterproof") }
+          return { both, typo, two: yield* searched("waterproof jacket"), withShort: yield* searched("jacket xl waterproof") }
         }))
         expect(result.two).toEqual({ ids: [result.both, result.typo], total: 2 })
         expect(result.withShort).toEqual({ ids: [result.both], total: 1 })
