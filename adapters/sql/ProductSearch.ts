@@ -1,47 +1,97 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 
-/** Query trigrams per word, padded with one space each side as the stored search text is. */
-export const queryTrigrams = (folded: string, max = 48): ReadonlyArray<string> => {
+/**
+ * Search semantics (both dialects). The query is folded words; the stored search text is folded
+ * words padded with spaces (see `searchText`). For each query word `w`:
+ * - exact: the text contains `w` as a substring (a whole word, a prefix or a part of a word);
+ * - near miss, for words of at least `TYPO_MIN_LENGTH` characters: some word of the text starts
+ *   with a string one edit away from `w` (one letter inserted, deleted or replaced, or two
+ *   neighbours swapped), so "kettel" finds "kettle" and "wirelss" finds "wireless".
+ * A product matches when every word matches exactly or as a near miss. Relevance has two tiers:
+ * products where every word matches exactly come before the others; ties in creation order
+ * (SQLite: insertion order, Postgres: the time-ordered id).
+ */
+export const TYPO_MIN_LENGTH = 5
+
+const words = (folded: string) => folded.split(" ").filter((w) => w.length > 0)
+
+/** The texts one edit away from `w`, with `?` for any one character but a space. */
+export const oneEditPatterns = (w: string): ReadonlyArray<string> => {
   const out = new Set<string>()
-  for (const word of folded.split(" ").filter((w) => w.length > 0)) {
-    const padded = ` ${word} `
-    for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3))
+  for (let i = 0; i < w.length; i++) {
+    out.add(w.slice(0, i) + w.slice(i + 1))
+    out.add(`${w.slice(0, i)}?${w.slice(i + 1)}`)
+    out.add(`${w.slice(0, i)}?${w.slice(i)}`)
+    if (i + 1 < w.length && w[i] !== w[i + 1]) out.add(w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2))
   }
-  return [...out].slice(0, max)
+  return [...out]
 }
 
-/** Share of the query's trigrams a match must contain (SQLite); Postgres uses word_similarity. */
-export const MIN_TRIGRAM_SHARE = 0.5
-
 /**
- * The search condition and its score, per dialect. Postgres: full-text match or trigram word
- * similarity (`<%`, both served by GIN indexes), scored by ts_rank plus word_similarity.
- * SQLite: candidates from the FTS5 trigram index (any query trigram), kept when they contain at
- * least half the query's trigrams, scored by how many they contain. Both find prefixes and
- * one-letter typos.
+ * FTS5 phrases of which a near miss of `w` at a word start contains at least one: one edit
+ * leaves one half of ` w` intact, except a swap across the halves, whose results are listed.
  */
-export const searchOf = (sql: SqlClient.SqlClient, folded: string): { readonly where: Fragment; readonly score: Fragment } =>
-  sql.onDialectOrElse({
-    pg: () => ({
-      where: sql`(p.search_vector @@ plainto_tsquery('simple', ${folded}) or ${folded} <% p.search_text)`,
-      score: sql`(ts_rank(p.search_vector, plainto_tsquery('simple', ${folded})) + word_similarity(${folded}, p.search_text))`
-    }),
+const candidatePhrases = (w: string): ReadonlyArray<string> => {
+  const padded = ` ${w}`
+  const m = Math.ceil(padded.length / 2)
+  const swap = w.slice(0, m - 2) + w[m - 1] + w[m - 2] + w.slice(m)
+  return [padded.slice(0, m), padded.slice(m), ` ${swap}`]
+}
+
+const phrase = (s: string) => `"${s}"`
+const typos = (w: string) => w.length >= TYPO_MIN_LENGTH
+
+/** One relevance tier of the list: its rows, read in tier order. */
+export interface SearchTier {
+  readonly from: Fragment
+  readonly where: Fragment
+  readonly order: Fragment
+}
+
+export interface Search {
+  /** Every match, for filters, counts and facets. */
+  readonly where: Fragment
+  /** The matches by relevance: disjoint, best first. */
+  readonly tiers: ReadonlyArray<SearchTier>
+}
+
+export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
+  const ws = words(folded)
+  return sql.onDialectOrElse({
+    pg: () => {
+      const exact = (w: string) => sql`p.search_text like ${`%${w}%`}`
+      const near = (w: string) => sql`p.search_text ~ ${` (${oneEditPatterns(w).map((p) => p.replaceAll("?", "[^ ]")).join("|")})`}`
+      const all = sql.and(ws.map(exact))
+      const where = sql.and(ws.map((w) => (typos(w) ? sql`(${exact(w)} or ${near(w)})` : exact(w))))
+      const tier = (condition: Fragment): SearchTier => ({ from: sql`products p`, where: condition, order: sql`p.id` })
+      return { where, tiers: ws.some(typos) ? [tier(all), tier(sql`${where} and not (${all})`)] : [tier(all)] }
+    },
     orElse: () => {
-      const grams = queryTrigrams(folded)
-      const score = sql.join(" + ", true, "0")(grams.map((g) => sql`(instr(p.search_text, ${g}) > 0)`))
-      const needed = Math.max(1, Math.ceil(grams.length * MIN_TRIGRAM_SHARE))
-      const match = grams.map((g) => `"${g}"`).join(" OR ")
+      // FTS5 trigram phrases need three characters; shorter words are checked on the row.
+      const indexed = ws.filter((w) => w.length >= 3)
+      const short = ws.filter((w) => w.length < 3).map((w) => sql`instr(p.search_text, ${w}) > 0`)
+      const glob = (w: string) => sql.or(oneEditPatterns(w).map((p) => sql`p.search_text glob ${`* ${p.replaceAll("?", "[^ ]")}*`}`))
+      const exactAll = indexed.map((w) => phrase(w)).join(" AND ")
+      const anyAll = indexed
+        .map((w) => `(${[w, ...(typos(w) ? candidatePhrases(w) : [])].map(phrase).join(" OR ")})`)
+        .join(" AND ")
+      const verified = indexed.filter(typos).map((w) => sql`(instr(p.search_text, ${w}) > 0 or ${glob(w)})`)
+      const tier = (match: string, rest: ReadonlyArray<Fragment>): SearchTier => ({
+        from: sql`products_fts f join products p on p.seq = f.rowid`,
+        where: sql.and([sql`f.products_fts match ${match}`, ...rest]),
+        order: sql`f.rowid`
+      })
+      if (indexed.length === 0) {
+        const where = sql.and(short)
+        return { where, tiers: [{ from: sql`products p`, where, order: sql`p.seq` }] }
+      }
+      const where = sql.and([sql`p.seq in (select rowid from products_fts where products_fts match ${anyAll})`, ...verified, ...short])
+      const exact = tier(exactAll, short)
       return {
-        where: sql`(p.seq in (select rowid from products_fts where products_fts match ${match}) and ${score} >= ${needed})`,
-        score
+        where,
+        tiers: indexed.some(typos) ? [exact, tier(`(${anyAll}) NOT (${exactAll})`, [...verified, ...short])] : [exact]
       }
     }
   })
-
-/** Postgres: the word-similarity threshold of `<%` for this transaction, matching SQLite's share. */
-export const prepareSearch = (sql: SqlClient.SqlClient) =>
-  sql.onDialectOrElse({
-    pg: () => sql`select set_config('pg_trgm.word_similarity_threshold', ${String(MIN_TRIGRAM_SHARE)}, true)`,
-    orElse: () => sql`select 1`
-  })
+}

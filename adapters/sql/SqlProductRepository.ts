@@ -9,7 +9,7 @@ import { Conflict } from "../../core/shared/Errors.js"
 import { chunksOf, IntColumn, JsonColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { denseFilters } from "./ProductDensity.js"
 import { facetsOf } from "./ProductFacets.js"
-import { prepareSearch, searchOf } from "./ProductSearch.js"
+import { type SearchTier, searchOf } from "./ProductSearch.js"
 import { productConditions } from "./ProductWhere.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -141,7 +141,6 @@ export const make = Effect.gen(function*() {
     page: { readonly limit: number; readonly offset: number; readonly withTotal: boolean }
   ): Effect.Effect<ProductPage> =>
     Effect.gen(function*() {
-      if (filter.search !== undefined) yield* prepareSearch(sql)
       const subtree = yield* subtreeOf(organizationId, filter)
       const conditions = productConditions(sql, organizationId, filter, subtree, [], yield* denseFilters(sql, organizationId, filter, subtree))
       const dir = sql.literal(sort.dir === "desc" ? "desc" : "asc")
@@ -150,9 +149,11 @@ export const make = Effect.gen(function*() {
       if (sort.by === "attribute") {
         rows = yield* attributeSorted(conditions, sort.attributeId, dir, take, page.offset)
       } else if (sort.by === "relevance") {
-        const score = filter.search === undefined ? sql`0` : searchOf(sql, filter.search).score
-        rows = yield* select(sql`select ${sql.literal(COLUMNS)} from products p where ${where(conditions)}
-          order by ${score} desc, p.id limit ${take} offset ${page.offset}`)
+        const others = productConditions(sql, organizationId, { ...filter, search: undefined }, subtree)
+        const tiers = filter.search === undefined
+          ? [{ from: sql`products p`, where: sql`1 = 1`, order: sql`p.id` }]
+          : searchOf(sql, filter.search).tiers
+        rows = yield* relevanceSorted(tiers, others, take, page.offset)
       } else {
         const column = sql.literal(SORT_COLUMNS[sort.by])
         rows = yield* select(sql`select ${sql.literal(COLUMNS)} from products p where ${where(conditions)}
@@ -168,6 +169,29 @@ export const make = Effect.gen(function*() {
         : undefined
       return { items: rows.slice(0, page.limit), hasMore: rows.length > page.limit, total }
     }).pipe(Effect.orDie)
+
+  /**
+   * The search's tiers one after the other, each read in its own order so that a page stops
+   * early; a tier is counted only when the offset reaches past it.
+   */
+  const relevanceSorted = (tiers: ReadonlyArray<SearchTier>, conditions: ReadonlyArray<Fragment>, take: number, offset: number) =>
+    Effect.gen(function*() {
+      const rows: Array<ProductRecord> = []
+      let skip = offset
+      for (const tier of tiers) {
+        if (rows.length >= take) break
+        const found = yield* select(sql`select ${sql.literal(COLUMNS)} from ${tier.from}
+          where ${where([...conditions, tier.where])} order by ${tier.order} limit ${take - rows.length} offset ${skip}`)
+        rows.push(...found)
+        if (found.length > 0 || skip === 0) skip = 0
+        else {
+          const [count] = yield* sql`select cast(count(*) as integer) as n from ${tier.from}
+            where ${where([...conditions, tier.where])}`.pipe(Effect.flatMap(CountRows), Effect.orDie)
+          skip = Math.max(0, skip - (count?.n ?? 0))
+        }
+      }
+      return rows
+    })
 
   /**
    * Products with the value in value order (an index walk), then those without it: the second
@@ -233,7 +257,6 @@ export const make = Effect.gen(function*() {
     list,
     facets: (organizationId, filter, options) =>
       Effect.gen(function*() {
-        if (filter.search !== undefined) yield* prepareSearch(sql)
         const subtree = yield* subtreeOf(organizationId, filter)
         return yield* facetsOf(sql, organizationId, filter, subtree, options)
       }).pipe(Effect.orDie),

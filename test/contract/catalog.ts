@@ -46,6 +46,14 @@ const schemaFixture = Effect.gen(function*() {
   return { family, price, weight, blurb }
 })
 
+/** Creates a product of the family by name, giving its id. */
+const named = (familyId: string, name: string) => Effect.flatMap(Products, (products) => Effect.map(products.create({ familyId, name }), (p) => p.id))
+
+/** A search's ids and total. */
+const searched = (q: string, page: { readonly limit?: number; readonly offset?: number } = {}) =>
+  Effect.flatMap(Products, (products) =>
+    Effect.map(products.list({ q, ...page, withTotal: true }), (l) => ({ ids: l.data.map((p) => p.id), total: l.total })))
+
 /** Products, categories and brands against one storage adapter. */
 export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
@@ -186,6 +194,56 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.found.typo).toEqual([result.jacket])
         expect(result.found.attribute).toEqual([result.fibre])
         expect(result.afterUpdate).toEqual([])
+      }))
+
+    it.effect("ranks exact matches before near misses, pages across both and counts them all", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const mk = (name: string) => named(family.id, name)
+          const swapped = yield* mk("Kettel classic")
+          const kettles = [yield* mk("Steel kettle"), yield* mk("Kettle large")]
+          const ketel = yield* mk("Ketel with one letter missing")
+          yield* mk("Kestrel lamp")
+          yield* mk("Jacket")
+          const wireless = yield* mk("Wireless speaker")
+          const page = (q: string, limit: number, offset: number) => searched(q, { limit, offset })
+          return {
+            expected: { swapped, kettles, ketel, wireless },
+            all: yield* page("kettel", 10, 0),
+            first: yield* page("kettel", 2, 0),
+            rest: yield* page("kettel", 2, 2),
+            prefix: yield* page("wireles", 10, 0),
+            typoPrefix: yield* page("wirelss", 10, 0),
+            short: yield* page("lamb", 10, 0),
+            none: yield* page("zzzzzz", 10, 0)
+          }
+        }))
+        const { swapped, kettles, ketel, wireless } = result.expected
+        expect(result.all.ids[0]).toBe(swapped)
+        expect(new Set(result.all.ids.slice(1))).toEqual(new Set([...kettles, ketel]))
+        expect(result.all.total).toBe(4)
+        expect([...result.first.ids, ...result.rest.ids]).toEqual(result.all.ids)
+        expect(result.first.total).toBe(4)
+        expect(result.prefix).toEqual({ ids: [wireless], total: 1 })
+        expect(result.typoPrefix).toEqual({ ids: [wireless], total: 1 })
+        expect(result.short).toEqual({ ids: [], total: 0 })
+        expect(result.none).toEqual({ ids: [], total: 0 })
+      }))
+
+    it.effect("matches every word of a query, shorter words exactly", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const mk = (name: string) => named(family.id, name)
+          const both = yield* mk("Waterproof jacket XL")
+          const typo = yield* mk("Waterproff jacket")
+          yield* mk("Waterproof boots")
+          yield* mk("Rain jacket XL")
+          return { both, typo, two: yield* searched("waterproof jacket"), withShort: yield* searched("jacket xl waterproof") }
+        }))
+        expect(result.two).toEqual({ ids: [result.both, result.typo], total: 2 })
+        expect(result.withShort).toEqual({ ids: [result.both], total: 1 })
       }))
 
     it.effect("counts facets with every other filter applied, and categories over their subtree when asked", () =>
