@@ -1,7 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
-import { Redacted } from "effect"
+import { Layer, Redacted } from "effect"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
 import * as SqlStorage from "../sql/SqlStorage.js"
+import { keepStatistics } from "./PostgresStatistics.js"
 
 /** A pooled Postgres client. JSON columns keep their keys as written. */
 export const client = (url: string, maxConnections = 10) =>
@@ -14,5 +15,6 @@ export const client = (url: string, maxConnections = 10) =>
     applicationName: "catalog-service"
   })
 
-/** Every storage port on Postgres, migrated. */
-export const layer = (url: string, maxConnections?: number) => SqlStorage.fromClient(client(url, maxConnections))
+/** Every storage port on Postgres, migrated, with planner statistics kept current. */
+export const layer = (url: string, maxConnections?: number) =>
+  keepStatistics().pipe(Layer.provideMerge(SqlStorage.fromClient(client(url, maxConnections))))

@@ -13,6 +13,8 @@ const CLAIM_LOCK = 6_300_300_001
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const no = sql.literal(sql.onDialectOrElse({ pg: () => "false", orElse: () => "0" }))
+  // Above every seq: an organization with fewer pending events than the limit offers them all.
+  const noLastSeq = sql.literal(String(Number.MAX_SAFE_INTEGER))
   const yes = sql.literal(sql.onDialectOrElse({ pg: () => "true", orElse: () => "1" }))
   // SQLite: the claim is one statement, and statements of one database never interleave.
   const serialize = sql.onDialectOrElse({
@@ -21,19 +23,42 @@ export const make = Effect.gen(function*() {
   })
 
   return Outbox.of({
+    // Walks the organizations that have pending events (one index step each), keeps those
+    // without a live claim, and reads at most `limit` events of each: the oldest `limit` of
+    // them all are claimed. A backlog of one organization is never scanned event by event.
+    // `+e.seq` keeps SQLite from walking the whole outbox in seq order to spare sorting a few rows.
     claim: (holder, now, until, limit) =>
       serialize.pipe(
         Effect.zipRight(sql`
           update events set claimed_by = ${holder}, claimed_until = ${until}
           where seq in (
-            select e.seq from events e
-            where e.dispatched = ${no}
-              and (e.claimed_until is null or e.claimed_until < ${now})
-              and not exists (
-                select 1 from events o
-                where o.organization_id = e.organization_id and o.dispatched = ${no} and o.claimed_until >= ${now}
+            with recursive pending_orgs(id) as (
+              select (select organization_id from events where dispatched = ${no} order by organization_id limit 1)
+              union all
+              select (
+                select e.organization_id from events e
+                where e.dispatched = ${no} and e.organization_id > pending_orgs.id
+                order by e.organization_id limit 1
               )
-            order by e.seq
+              from pending_orgs where pending_orgs.id is not null
+            ),
+            free_orgs(id, last_seq) as (
+              select p.id, (
+                select e.seq from events e
+                where e.organization_id = p.id and e.dispatched = ${no}
+                order by e.seq limit 1 offset ${Math.max(0, limit - 1)}
+              )
+              from pending_orgs p
+              where p.id is not null
+                and not exists (
+                  select 1 from events o
+                  where o.organization_id = p.id and o.dispatched = ${no} and o.claimed_until >= ${now}
+                )
+            )
+            select e.seq from free_orgs f
+            cross join events e
+            where e.organization_id = f.id and e.dispatched = ${no} and e.seq <= coalesce(f.last_seq, ${noLastSeq})
+            order by +e.seq
             limit ${limit}
           )
           returning *`),

@@ -357,4 +357,48 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         yield* uow.system(outbox.release("dispatcher-a"))
         expect(yield* undispatched(organization.id)).toBe(2)
       }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
+
+    it.effect("claims a large backlog oldest first, one organization per dispatcher, with takeover", () =>
+      Effect.gen(function*() {
+        const outbox = yield* Outbox
+        const uow = yield* UnitOfWork
+        const crypto = yield* Crypto
+        const at = (seconds: number) => new Date(Date.UTC(2100, 0, 1) + seconds * 1000).toISOString()
+        // Whatever earlier tests left undelivered is held by a sweeper, so only our events are free.
+        yield* uow.system(outbox.claim("sweeper", at(0), at(3600), 1_000_000))
+        const big = yield* newTenant
+        const emitFor = (tenant: Tenant) =>
+          Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "product.updated", entityType: "product", entityId }))
+        const bigIds: Array<string> = []
+        const smallIds: Array<string> = []
+        for (let i = 0; i < 60; i++) bigIds.push((yield* emitFor(big.tenant)).id)
+        const small = yield* newTenant
+        for (let i = 0; i < 3; i++) smallIds.push((yield* emitFor(small.tenant)).id)
+        for (let i = 0; i < 240; i++) bigIds.push((yield* emitFor(big.tenant)).id)
+        const claim = (holder: string, now: number, limit: number) =>
+          Effect.map(
+            uow.system(outbox.claim(holder, at(now), at(now + 30), limit)),
+            (events) => events.filter((e) => e.organizationId === big.organization.id || e.organizationId === small.organization.id).map((e) => e.id)
+          )
+
+        // organization.created opens each organization's events.
+        const byA = yield* claim("dispatcher-a", 1, 50)
+        expect(byA.slice(1)).toEqual(bigIds.slice(0, 49))
+        // The big organization is A's: B gets only the small one, all of it.
+        const byB = yield* claim("dispatcher-b", 2, 50)
+        expect(byB.slice(1)).toEqual(smallIds)
+        expect(yield* claim("dispatcher-a", 3, 50)).toEqual([])
+        expect(yield* claim("dispatcher-c", 3, 50)).toEqual([])
+
+        expect(yield* uow.system(outbox.complete("dispatcher-a", byA))).toBe(true)
+        // Free again, the big organization goes on where A stopped.
+        const byB2 = yield* claim("dispatcher-b", 4, 50)
+        expect(byB2).toEqual(bigIds.slice(49, 99))
+        // B died: both organizations are taken over at once, the oldest events first.
+        const byC = yield* claim("dispatcher-c", 40, 60)
+        expect(byC).toEqual([...bigIds.slice(49, 60), byB[0], ...smallIds, ...bigIds.slice(60, 105)])
+        expect(yield* uow.system(outbox.complete("dispatcher-b", [bigIds[49] ?? ""]))).toBe(false)
+        for (const holder of ["sweeper", "dispatcher-a", "dispatcher-b", "dispatcher-c"]) yield* uow.system(outbox.release(holder))
+        expect(yield* undispatched(big.organization.id)).toBe(301 - 50)
+      }))
   })

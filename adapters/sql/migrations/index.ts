@@ -7,6 +7,7 @@ import contentPages from "./0009_content_pages.js"
 import variants from "./0010_variants.js"
 import productLinks from "./0011_product_links.js"
 import media from "./0012_media.js"
+import outboxClaims from "./0014_outbox_claims.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -18,5 +19,6 @@ export const migrations = {
   "9_content_pages": contentPages,
   "10_variants": variants,
   "11_product_links": productLinks,
-  "12_media": media
+  "12_media": media,
+  "14_outbox_claims": outboxClaims
 }
