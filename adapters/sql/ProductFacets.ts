@@ -43,7 +43,8 @@ const add = (counts: Map<string, number>, key: string | null, n: number) => {
 
 /** How a link-table count is narrowed to the products matching the other filters. */
 interface Scope {
-  readonly join: Fragment
+  /** The products and the link table, for `from`. */
+  readonly from: Fragment
   readonly where: Fragment
 }
 
@@ -64,12 +65,14 @@ const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: 
     const tree = yield* sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(
       Effect.flatMap(TreeRows)
     )
-    const direct = yield* sql`select pc.category_id as id, cast(count(*) as integer) as count from product_categories pc ${scope.join}
+    const direct = yield* sql`select pc.category_id as id, cast(count(*) as integer) as count from ${scope.from}
       where pc.organization_id = ${organizationId} and ${scope.where} group by pc.category_id`.pipe(Effect.flatMap(DirectRows))
-    const multi = yield* sql`select pc.product_id, pc.category_id from product_categories pc ${scope.join}
-      where pc.organization_id = ${organizationId} and ${scope.where} and pc.product_id in (
-        select m.product_id from product_categories m where m.organization_id = ${organizationId}
-        group by m.product_id having count(*) > 1)`.pipe(Effect.flatMap(LinkRows))
+    // Products in several categories hold a link past position 0 (see the partial index
+    // product_categories_later); most catalogs have none, which one probe tells.
+    const later = sql`select m.product_id from product_categories m where m.organization_id = ${organizationId} and m.position > 0`
+    const anyMulti = (yield* sql`${later} limit 1`).length > 0
+    const multi = !anyMulti ? [] : yield* sql`select pc.product_id, pc.category_id from ${scope.from}
+      where pc.organization_id = ${organizationId} and ${scope.where} and pc.product_id in (${later})`.pipe(Effect.flatMap(LinkRows))
 
     const byId = new Map(tree.map((c) => [c.id, c]))
     const lineage = (id: string): Array<string> => {
@@ -195,20 +198,25 @@ export const facetsOf = (
 
     // Without other filters the link tables answer alone, from their organization indexes;
     // with them, a join to the products (a join plans well on both databases, an IN over the
-    // products does not on Postgres under row-level security).
-    const scoped = (dimension: FacetDimension, column: string): Scope => {
+    // products does not on Postgres under row-level security). The products come first: SQLite
+    // keeps a cross join's order, and walking the matching products' links by product id beats
+    // looking every link's product up (Postgres orders the join itself).
+    const scoped = (dimension: FacetDimension, link: string, alias: string): Scope => {
       const conditions = productConditions(sql, organizationId, filter, subtree, dimension)
       return conditions.length === 1
-        ? { join: sql``, where: sql`1 = 1` }
-        : { join: sql`join products p on p.id = ${sql.literal(column)}`, where: sql.and(conditions) }
+        ? { from: sql`${sql.literal(link)} ${sql.literal(alias)}`, where: sql`1 = 1` }
+        : {
+          from: sql`products p cross join ${sql.literal(link)} ${sql.literal(alias)}`,
+          where: sql.and([sql`${sql.literal(alias)}.product_id = p.id`, ...conditions])
+        }
     }
 
     const categoriesFound = filter.includeDescendants
-      ? yield* subtreeCounts(sql, organizationId, scoped("categories", "pc.product_id"), caps.categories)
+      ? yield* subtreeCounts(sql, organizationId, scoped("categories", "product_categories", "pc"), caps.categories)
       : yield* Effect.suspend(() => {
-        const scope = scoped("categories", "pc.product_id")
+        const scope = scoped("categories", "product_categories", "pc")
         return sql`select c.id, c.slug, c.name, cast(count(*) as integer) as count
-          from product_categories pc join categories c on c.id = pc.category_id ${scope.join}
+          from ${scope.from} join categories c on c.id = pc.category_id
           where pc.organization_id = ${organizationId} and ${scope.where}
           group by c.id, c.slug, c.name order by count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
       })
@@ -217,8 +225,8 @@ export const facetsOf = (
         where c.organization_id = ${organizationId} and ${notIn("c.id", categoriesFound.map((c) => c.id))}
         order by c.name limit ${room}`.pipe(Effect.flatMap(CategoryRows)))
 
-    const tagScope = scoped("tags", "t.product_id")
-    const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from product_tags t ${tagScope.join}
+    const tagScope = scoped("tags", "product_tags", "t")
+    const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from ${tagScope.from}
       where t.organization_id = ${organizationId} and ${tagScope.where}
       group by t.tag order by count desc, t.tag limit ${caps.tags}`.pipe(Effect.flatMap(ValueRows))
 

@@ -309,6 +309,41 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(count(result.drafts, result.ids.b)).toBe(1)
       }))
 
+    it.effect("counts subtrees exactly under other filters, for products in three categories and after a category's deletion", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const acme = yield* brands.create({ name: "Acme" })
+          const root = yield* categories.create({ name: "Garden" })
+          const a = yield* categories.create({ name: "Tools", parentId: root.id })
+          const b = yield* categories.create({ name: "Seeds", parentId: root.id })
+          const c = yield* categories.create({ name: "Pots", parentId: b.id })
+          const gone = yield* categories.create({ name: "Sale" })
+          yield* products.create({ familyId: family.id, name: "three", categoryIds: [a.id, b.id, c.id], brandId: acme.id })
+          yield* products.create({ familyId: family.id, name: "other", categoryIds: [b.id, c.id] })
+          // Left with one link, at position 1, once "Sale" is gone.
+          yield* products.create({ familyId: family.id, name: "moved", categoryIds: [gone.id, c.id], brandId: acme.id })
+          yield* categories.delete(gone.id)
+          return {
+            ids: { root: root.id, a: a.id, b: b.id, c: c.id },
+            all: yield* products.facets({ includeDescendants: true }),
+            acme: yield* products.facets({ includeDescendants: true, brandId: acme.id }),
+            underB: yield* products.facets({ includeDescendants: true, brandId: acme.id, categoryId: b.id })
+          }
+        }))
+        const counts = (f: typeof result.all) => Object.fromEntries(f.categories.map((x) => [x.id, x.count]))
+        const { a, b, c, root } = result.ids
+        expect(counts(result.all)).toEqual({ [root]: 3, [a]: 1, [b]: 3, [c]: 3 })
+        expect(counts(result.acme)).toEqual({ [root]: 2, [a]: 1, [b]: 2, [c]: 2 })
+        // The category filter is left out of its own dimension; the others see both Acme products under Seeds.
+        expect(counts(result.underB)).toEqual(counts(result.acme))
+        expect(result.underB.total).toBe(2)
+        expect(result.underB.brands.map((x) => x.count)).toEqual([2])
+      }))
+
     it.effect("counts each facet dimension with the other dimensions' filters applied, and only those", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

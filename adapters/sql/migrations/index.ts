@@ -8,6 +8,7 @@ import variants from "./0010_variants.js"
 import productLinks from "./0011_product_links.js"
 import media from "./0012_media.js"
 import outboxClaims from "./0014_outbox_claims.js"
+import facetMultiLinks from "./0015_facet_multi_links.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -20,5 +21,6 @@ export const migrations = {
   "10_variants": variants,
   "11_product_links": productLinks,
   "12_media": media,
-  "14_outbox_claims": outboxClaims
+  "14_outbox_claims": outboxClaims,
+  "15_facet_multi_links": facetMultiLinks
 }
