@@ -19,6 +19,10 @@ const Op = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
 const CreateItem = Schema.Struct({ op: Schema.Literal("create"), ...CreateProduct.fields })
 const UpdateItem = Schema.Struct({ op: Schema.Literal("update"), id: Uuid, ...UpdateProduct.fields })
 const DeleteItem = Schema.Struct({ op: Schema.Literal("delete"), id: Uuid })
+const decodeOp = Schema.decodeUnknownEither(Op)
+const decodeCreate = Schema.decodeUnknownEither(CreateItem)
+const decodeUpdate = Schema.decodeUnknownEither(UpdateItem)
+const decodeDelete = Schema.decodeUnknownEither(DeleteItem)
 
 export type BulkError = ValidationFailed | NotFound | Conflict
 
@@ -32,19 +36,19 @@ type Decoded =
   | { readonly op: "delete"; readonly index: number; readonly id: string }
 
 const decodeItem = (item: unknown, index: number, newId: string): Either.Either<Decoded, ValidationFailed> => {
-  const op = Schema.decodeUnknownEither(Op)(item)
+  const op = decodeOp(item)
   if (Either.isLeft(op)) return Either.left(validationFailedOf(op.left))
   switch (op.right.op) {
     case "create":
-      return Either.map(Schema.decodeUnknownEither(CreateItem)(item), ({ op: _, ...input }) => ({ op: "create" as const, index, id: newId, input })).pipe(
+      return Either.map(decodeCreate(item), ({ op: _, ...input }) => ({ op: "create" as const, index, id: newId, input })).pipe(
         Either.mapLeft((e) => validationFailedOf(e))
       )
     case "update":
-      return Either.map(Schema.decodeUnknownEither(UpdateItem)(item), ({ op: _, id, ...patch }) => ({ op: "update" as const, index, id, patch })).pipe(
+      return Either.map(decodeUpdate(item), ({ op: _, id, ...patch }) => ({ op: "update" as const, index, id, patch })).pipe(
         Either.mapLeft((e) => validationFailedOf(e))
       )
     case "delete":
-      return Either.map(Schema.decodeUnknownEither(DeleteItem)(item), ({ id }) => ({ op: "delete" as const, index, id })).pipe(
+      return Either.map(decodeDelete(item), ({ id }) => ({ op: "delete" as const, index, id })).pipe(
         Either.mapLeft((e) => validationFailedOf(e))
       )
   }

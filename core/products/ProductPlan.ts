@@ -53,7 +53,16 @@ export interface PlanContext {
   readonly slugs: SlugBook
 }
 
-const specsOf = (schema: FamilySchema): ReadonlyMap<string, AttributeSpec> => new Map(schema.attributes.map((a) => [a.code, a]))
+// A bulk batch plans hundreds of items against the same few families: build each map once.
+const specCache = new WeakMap<FamilySchema, ReadonlyMap<string, AttributeSpec>>()
+const specsOf = (schema: FamilySchema): ReadonlyMap<string, AttributeSpec> => {
+  let specs = specCache.get(schema)
+  if (specs === undefined) {
+    specs = new Map(schema.attributes.map((a) => [a.code, a]))
+    specCache.set(schema, specs)
+  }
+  return specs
+}
 
 const referenceIssues = (
   ctx: PlanContext,

@@ -56,18 +56,19 @@ const scopeIssues = (
   entry: Readonly<Record<string, unknown>>,
   path: Path
 ): ReadonlyArray<Issue> => {
-  const at = [...path, key]
-  if (!Object.hasOwn(entry, key)) return [{ path: at, message: `${key} is required (null or a string)`, code: "required" }]
+  // The path is built only for an issue: this runs for every entry, and most are valid.
+  const at = () => [...path, key]
+  if (!Object.hasOwn(entry, key)) return [{ path: at(), message: `${key} is required (null or a string)`, code: "required" }]
   const value = entry[key]
   const enabled = key === "locale" ? spec.isLocalizable : spec.isScopable
   const adjective = key === "locale" ? "localizable" : "scopable"
   if (value === null) {
-    return enabled ? [{ path: at, message: `must be a ${key}: attribute ${spec.code} is ${adjective}`, code: `${key}_required` }] : []
+    return enabled ? [{ path: at(), message: `must be a ${key}: attribute ${spec.code} is ${adjective}`, code: `${key}_required` }] : []
   }
   if (typeof value !== "string" || value.length === 0) {
-    return [{ path: at, message: `must be null or a non-empty string`, code: "invalid_type" }]
+    return [{ path: at(), message: `must be null or a non-empty string`, code: "invalid_type" }]
   }
-  return enabled ? [] : [{ path: at, message: `must be null: attribute ${spec.code} is not ${adjective}`, code: `not_${adjective}` }]
+  return enabled ? [] : [{ path: at(), message: `must be null: attribute ${spec.code} is not ${adjective}`, code: `not_${adjective}` }]
 }
 
 /**
