@@ -19,6 +19,9 @@ export const client = (filename: string) =>
       yield* sql.unsafe("PRAGMA mmap_size = 1073741824")
       yield* sql.unsafe("PRAGMA cache_size = -65536")
       yield* sql.unsafe("PRAGMA temp_store = MEMORY")
+      // A bulk batch writes thousands of pages: checkpoint every 64 MiB of log, not after
+      // almost every batch (each checkpoint is another fsync of the database file).
+      yield* sql.unsafe("PRAGMA wal_autocheckpoint = 16384")
       // The planner picks indexes by statistics SQLite only gathers when asked: refresh them
       // (bounded work) at start and every few minutes, as the catalog grows.
       yield* sql.unsafe("PRAGMA analysis_limit = 1000")
