@@ -45,6 +45,11 @@ const add = (counts: Map<string, number>, key: string | null, n: number) => {
 interface Scope {
   /** The products and the link table, for `from`. */
   readonly from: Fragment
+  /**
+   * The organization's links, or the matching products' links. Joined, the organization is
+   * named on the products only: a link table's organization index must never look like a
+   * way to find one product's links (without statistics SQLite would take it).
+   */
   readonly where: Fragment
 }
 
@@ -52,9 +57,9 @@ const TreeRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ id: Schema.String, parentId: Schema.NullOr(Schema.String), slug: Schema.String, name: Schema.String }))
 )
 /** Products per category they are filed in directly, grouped on the link table alone (a join per link costs more than the count). */
-const directCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Scope) =>
+const directCounts = (sql: SqlClient.SqlClient, scope: Scope) =>
   sql`select pc.category_id as id, cast(count(*) as integer) as count from ${scope.from}
-    where pc.organization_id = ${organizationId} and ${scope.where} group by pc.category_id`
+    where ${scope.where} group by pc.category_id`
 
 const DirectRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, count: IntColumn })))
 const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Schema.String, categoryId: Schema.String })))
@@ -70,13 +75,13 @@ const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: 
     const tree = yield* sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(
       Effect.flatMap(TreeRows)
     )
-    const direct = yield* directCounts(sql, organizationId, scope).pipe(Effect.flatMap(DirectRows))
+    const direct = yield* directCounts(sql, scope).pipe(Effect.flatMap(DirectRows))
     // Products in several categories hold a link past position 0 (see the partial index
     // product_categories_later); most catalogs have none, which one probe tells.
     const later = sql`select m.product_id from product_categories m where m.organization_id = ${organizationId} and m.position > 0`
     const anyMulti = (yield* sql`${later} limit 1`).length > 0
     const multi = !anyMulti ? [] : yield* sql`select pc.product_id, pc.category_id from ${scope.from}
-      where pc.organization_id = ${organizationId} and ${scope.where} and pc.product_id in (${later})`.pipe(Effect.flatMap(LinkRows))
+      where ${scope.where} and pc.product_id in (${later})`.pipe(Effect.flatMap(LinkRows))
 
     const byId = new Map(tree.map((c) => [c.id, c]))
     const lineage = (id: string): Array<string> => {
@@ -208,7 +213,7 @@ export const facetsOf = (
     const scoped = (dimension: FacetDimension, link: string, alias: string): Scope => {
       const conditions = productConditions(sql, organizationId, filter, subtree, dimension)
       return conditions.length === 1
-        ? { from: sql`${sql.literal(link)} ${sql.literal(alias)}`, where: sql`1 = 1` }
+        ? { from: sql`${sql.literal(link)} ${sql.literal(alias)}`, where: sql`${sql.literal(alias)}.organization_id = ${organizationId}` }
         : {
           from: sql`products p cross join ${sql.literal(link)} ${sql.literal(alias)}`,
           where: sql.and([sql`${sql.literal(alias)}.product_id = p.id`, ...conditions])
@@ -218,7 +223,7 @@ export const facetsOf = (
     const categoriesFound = filter.includeDescendants
       ? yield* subtreeCounts(sql, organizationId, scoped("categories", "product_categories", "pc"), caps.categories)
       : yield* sql`select c.id, c.slug, c.name, d.count
-        from (${directCounts(sql, organizationId, scoped("categories", "product_categories", "pc"))}) d join categories c on c.id = d.id
+        from (${directCounts(sql, scoped("categories", "product_categories", "pc"))}) d join categories c on c.id = d.id
         order by d.count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
     const categories = yield* topUp(categoriesFound, caps.categories, (room) =>
       sql`select c.id, c.slug, c.name, 0 as count from categories c
@@ -227,7 +232,7 @@ export const facetsOf = (
 
     const tagScope = scoped("tags", "product_tags", "t")
     const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from ${tagScope.from}
-      where t.organization_id = ${organizationId} and ${tagScope.where}
+      where ${tagScope.where}
       group by t.tag order by count desc, t.tag limit ${caps.tags}`.pipe(Effect.flatMap(ValueRows))
 
     return { total, families, statuses, categories, brands, connectors, tags }
