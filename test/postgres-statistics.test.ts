@@ -4,6 +4,7 @@ import { Effect, Layer, Schema } from "effect"
 import * as PostgresStorage from "../adapters/postgres/PostgresStorage.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { freshDatabase, postgresAvailable } from "./support/Postgres.js"
+import { eventually } from "./support/Eventually.js"
 
 const available = await postgresAvailable()
 
@@ -23,11 +24,6 @@ describe.runIf(available)("postgres: planner statistics", () => {
         Effect.flatMap(Schema.decodeUnknown(Analyzed)),
         Effect.map((rows) => rows[0]?.analyzed === true)
       )
-      let done = false
-      for (let i = 0; i < 60 && !done; i++) {
-        yield* Effect.sleep("500 millis")
-        done = yield* analyzed
-      }
-      expect(done).toBe(true)
+      expect(yield* eventually(analyzed)).toBe(true)
     }).pipe(Effect.scoped), 60_000)
 })

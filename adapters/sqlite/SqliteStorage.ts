@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Clock, Effect, Layer, Schedule } from "effect"
+import { Clock, Effect, Layer, Ref, Schedule, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
 import * as SqlStorage from "../sql/SqlStorage.js"
+
+const Changes = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Number })))
 
 /** A SQLite connection set up for durability (WAL, full fsync on commit, foreign keys, a busy timeout) and large reads. */
 export const client = (filename: string) =>
@@ -23,12 +25,24 @@ export const client = (filename: string) =>
       // almost every batch (each checkpoint is another fsync of the database file).
       yield* sql.unsafe("PRAGMA wal_autocheckpoint = 16384")
       // The planner picks indexes by statistics SQLite only gathers when asked: refresh them
-      // (bounded work) at start and every few minutes, as the catalog grows.
+      // (bounded work) at start, and whenever this connection has changed more than 1,000
+      // rows plus 10% of what it had changed at the last refresh, as a bulk import does.
       yield* sql.unsafe("PRAGMA analysis_limit = 1000")
-      const optimize = sql.unsafe("PRAGMA optimize = 0x10002").pipe(Effect.ignoreLogged)
-      yield* optimize
+      yield* sql.unsafe("PRAGMA optimize = 0x10002")
+      const analyzedAt = yield* Ref.make(0)
+      const refresh = sql`select total_changes() as n`.pipe(
+        Effect.flatMap(Changes),
+        Effect.flatMap(([row]) =>
+          Ref.modify(analyzedAt, (at) => {
+            const n = row?.n ?? 0
+            return n - at > 1000 + 0.1 * at ? [true, n] as const : [false, at] as const
+          })
+        ),
+        Effect.flatMap((stale) => (stale ? Effect.asVoid(sql.unsafe("ANALYZE")) : Effect.void)),
+        Effect.ignoreLogged
+      )
       // Wall-clock time, whatever clock the caller runs on: this is upkeep, not behaviour.
-      yield* Effect.forkScoped(Effect.schedule(optimize, Schedule.spaced("1 minute")).pipe(Effect.withClock(Clock.make())))
+      yield* Effect.forkScoped(Effect.schedule(refresh, Schedule.spaced("5 seconds")).pipe(Effect.withClock(Clock.make())))
     }).pipe(Effect.orDie)
   ).pipe(
     Layer.provideMerge(
