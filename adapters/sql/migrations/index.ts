@@ -9,6 +9,7 @@ import productLinks from "./0011_product_links.js"
 import media from "./0012_media.js"
 import outboxClaims from "./0014_outbox_claims.js"
 import facetMultiLinks from "./0015_facet_multi_links.js"
+import dropSearchVector from "./0016_drop_search_vector.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -22,5 +23,6 @@ export const migrations = {
   "11_product_links": productLinks,
   "12_media": media,
   "14_outbox_claims": outboxClaims,
-  "15_facet_multi_links": facetMultiLinks
+  "15_facet_multi_links": facetMultiLinks,
+  "16_drop_search_vector": dropSearchVector
 }
