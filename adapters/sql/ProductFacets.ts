@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import { ProductStatus } from "../../core/products/Product.js"
 import type { FacetCounts, FacetDimension, FacetOptions, ProductFilter } from "../../core/products/ProductFilter.js"
 import { IntColumn, JsonColumn } from "./Columns.js"
-import { productConditions } from "./ProductWhere.js"
+import { linkConditions, productConditions } from "./ProductWhere.js"
 
 const Label = JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String }))
 const FamilyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, code: Schema.String, label: Label, count: IntColumn })))
@@ -64,24 +64,24 @@ const directCounts = (sql: SqlClient.SqlClient, scope: Scope) =>
 const DirectRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, count: IntColumn })))
 const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Schema.String, categoryId: Schema.String })))
 
+/** Products in several categories hold a link past position 0 (see the partial index product_categories_later). */
+const laterLinks = (sql: SqlClient.SqlClient, organizationId: string) =>
+  sql`select m.product_id from product_categories m where m.organization_id = ${organizationId} and m.position > 0`
+
 /**
  * Category counts over whole subtrees: each product counted once under every category that
  * holds it or one of its descendants. Counted per category in SQL and rolled up the tree
  * here; only products filed in several categories are read one by one, so that a product in
  * two categories of one subtree still counts once there.
  */
-const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Scope, cap: number) =>
+const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Scope, cap: number, anyMulti: boolean) =>
   Effect.gen(function*() {
     const tree = yield* sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(
       Effect.flatMap(TreeRows)
     )
     const direct = yield* directCounts(sql, scope).pipe(Effect.flatMap(DirectRows))
-    // Products in several categories hold a link past position 0 (see the partial index
-    // product_categories_later); most catalogs have none, which one probe tells.
-    const later = sql`select m.product_id from product_categories m where m.organization_id = ${organizationId} and m.position > 0`
-    const anyMulti = (yield* sql`${later} limit 1`).length > 0
     const multi = !anyMulti ? [] : yield* sql`select pc.product_id, pc.category_id from ${scope.from}
-      where ${scope.where} and pc.product_id in (${later})`.pipe(Effect.flatMap(LinkRows))
+      where ${scope.where} and pc.product_id in (${laterLinks(sql, organizationId)})`.pipe(Effect.flatMap(LinkRows))
 
     const byId = new Map(tree.map((c) => [c.id, c]))
     const lineage = (id: string): Array<string> => {
@@ -109,9 +109,11 @@ const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: 
 
 /**
  * Facet counts, each dimension with every other filter applied. Family, status, brand and
- * connector come from one grouped scan of a covering index with their own four filters left
- * out; each is then counted here with the other three applied. Tags and categories are
- * counted from their link tables. With `includeEmpty`, a dimension short of its cap is topped
+ * connector come from one grouped scan of a covering index (the products', or the category
+ * links' under a category filter) with their own four filters left out; each is then counted
+ * here with the other three applied. Tags and categories are counted from their link tables,
+ * which the category links' copy of those four columns spares looking each product up where
+ * the filter needs no more. With `includeEmpty`, a dimension short of its cap is topped
  * up with the organization's entities no matching product carries (count 0), by name.
  */
 export const facetsOf = (
@@ -131,10 +133,22 @@ export const facetsOf = (
       empties: (room: number) => Effect.Effect<ReadonlyArray<A>, unknown>
     ) => (options.includeEmpty && found.length < cap ? Effect.map(empties(cap - found.length), (e) => [...found, ...e]) : Effect.succeed(found))
 
-    const groups = yield* sql`select p.family_id, p.status, p.brand_id, p.source_connector_id as connector_id,
-        cast(count(*) as integer) as count
-      from products p where ${sql.and(productConditions(sql, organizationId, filter, subtree, scalar))}
-      group by p.family_id, p.status, p.brand_id, p.source_connector_id`.pipe(Effect.flatMap(GroupRows))
+    // Most catalogs file each product in one category, which one probe tells; then a category
+    // filter's products are its links, and the links carry what the facets count.
+    const anyMulti = (yield* sql`${laterLinks(sql, organizationId)} limit 1`).length > 0
+    const onLinks = (dimension: FacetDimension | ReadonlyArray<FacetDimension>) =>
+      filter.categoryId === undefined || anyMulti ? undefined : linkConditions(sql, organizationId, filter, subtree, dimension)
+
+    const linkGroups = onLinks(scalar)
+    const groups = yield* (linkGroups !== undefined
+      ? sql`select pc.family_id, pc.status, pc.brand_id, pc.source_connector_id as connector_id,
+          cast(count(*) as integer) as count
+        from product_categories pc where ${sql.and(linkGroups)}
+        group by pc.family_id, pc.status, pc.brand_id, pc.source_connector_id`
+      : sql`select p.family_id, p.status, p.brand_id, p.source_connector_id as connector_id,
+          cast(count(*) as integer) as count
+        from products p where ${sql.and(productConditions(sql, organizationId, filter, subtree, scalar))}
+        group by p.family_id, p.status, p.brand_id, p.source_connector_id`).pipe(Effect.flatMap(GroupRows))
 
     // The brand filter by slug or name, as the ids it names.
     const namedBrands = filter.brand === undefined ? undefined : new Set(
@@ -219,18 +233,26 @@ export const facetsOf = (
           where: sql.and([sql`${sql.literal(alias)}.product_id = p.id`, ...conditions])
         }
     }
+    // Category links counted per category are right however many links a product has.
+    const categoryLinks = linkConditions(sql, organizationId, filter, subtree, "categories")
+    const categoryScope: Scope = categoryLinks !== undefined
+      ? { from: sql`product_categories pc`, where: sql.and(categoryLinks) }
+      : scoped("categories", "product_categories", "pc")
 
     const categoriesFound = filter.includeDescendants
-      ? yield* subtreeCounts(sql, organizationId, scoped("categories", "product_categories", "pc"), caps.categories)
+      ? yield* subtreeCounts(sql, organizationId, categoryScope, caps.categories, anyMulti)
       : yield* sql`select c.id, c.slug, c.name, d.count
-        from (${directCounts(sql, scoped("categories", "product_categories", "pc"))}) d join categories c on c.id = d.id
+        from (${directCounts(sql, categoryScope)}) d join categories c on c.id = d.id
         order by d.count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
     const categories = yield* topUp(categoriesFound, caps.categories, (room) =>
       sql`select c.id, c.slug, c.name, 0 as count from categories c
         where c.organization_id = ${organizationId} and ${notIn("c.id", categoriesFound.map((c) => c.id))}
         order by c.name limit ${room}`.pipe(Effect.flatMap(CategoryRows)))
 
-    const tagScope = scoped("tags", "product_tags", "t")
+    const tagLinks = onLinks("tags")
+    const tagScope: Scope = tagLinks !== undefined
+      ? { from: sql`product_categories pc cross join product_tags t`, where: sql.and([sql`t.product_id = pc.product_id`, ...tagLinks]) }
+      : scoped("tags", "product_tags", "t")
     const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from ${tagScope.from}
       where ${tagScope.where}
       group by t.tag order by count desc, t.tag limit ${caps.tags}`.pipe(Effect.flatMap(ValueRows))

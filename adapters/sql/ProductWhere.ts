@@ -64,3 +64,34 @@ export const productConditions = (
   }
   return c
 }
+
+/**
+ * The conditions over the category links `pc` alone, read from the product columns every link
+ * carries (family, status, brand, connector), or undefined when the filter needs more of the
+ * product than those. Under a category filter a product filed in several of its categories
+ * has one link each: count links as products only where every product has one link.
+ */
+export const linkConditions = (
+  sql: SqlClient.SqlClient,
+  organizationId: string,
+  filter: ProductFilter,
+  subtree: ReadonlyArray<string> | undefined,
+  omitted: FacetDimension | ReadonlyArray<FacetDimension> = []
+): ReadonlyArray<Fragment> | undefined => {
+  const skip = new Set(typeof omitted === "string" ? [omitted] : omitted)
+  const omit = (dimension: FacetDimension) => skip.has(dimension)
+  const beyondLinks = filter.search !== undefined || filter.slug !== undefined || filter.ids !== undefined ||
+    filter.updatedSince !== undefined || filter.numeric !== undefined || (filter.tags !== undefined && !omit("tags"))
+  if (beyondLinks) return undefined
+  const c: Array<Fragment> = [sql`pc.organization_id = ${organizationId}`]
+  if (filter.status !== undefined && !omit("statuses")) c.push(sql`pc.status = ${filter.status}`)
+  if (filter.familyId !== undefined && !omit("families")) c.push(sql`pc.family_id = ${filter.familyId}`)
+  if (filter.categoryId !== undefined && !omit("categories")) c.push(sql.in("pc.category_id", subtree ?? [filter.categoryId]))
+  if (filter.brand !== undefined && !omit("brands")) {
+    c.push(sql`pc.brand_id in (select b.id from brands b where b.organization_id = ${organizationId}
+      and (b.slug = ${filter.brand} or lower(b.name) = ${filter.brand.toLowerCase()}))`)
+  }
+  if (filter.brandId !== undefined && !omit("brands")) c.push(sql`pc.brand_id = ${filter.brandId}`)
+  if (filter.connectorId !== undefined && !omit("connectors")) c.push(sql`pc.source_connector_id = ${filter.connectorId}`)
+  return c
+}

@@ -73,6 +73,7 @@ export const make = Effect.gen(function*() {
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
         yield* sql`update products set brand_id = null, updated_at = ${at} where organization_id = ${organizationId} and brand_id = ${id}`
+        yield* sql`update product_categories set brand_id = null where organization_id = ${organizationId} and brand_id = ${id}`
         yield* sql`delete from brands where organization_id = ${organizationId} and id = ${id}`
       }).pipe(Effect.orDie),
     findById: (organizationId, id) =>

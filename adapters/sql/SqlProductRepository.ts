@@ -86,7 +86,16 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const tags = writes.flatMap((w) => w.product.tags.map((tag) => ({ organizationId: w.product.organizationId, productId: w.product.id, tag })))
       const links = writes.flatMap((w) =>
-        w.product.categoryIds.map((categoryId, position) => ({ organizationId: w.product.organizationId, productId: w.product.id, categoryId, position }))
+        w.product.categoryIds.map((categoryId, position) => ({
+          organizationId: w.product.organizationId,
+          productId: w.product.id,
+          categoryId,
+          position,
+          familyId: w.product.familyId,
+          status: w.product.status,
+          brandId: w.product.brandId,
+          sourceConnectorId: w.product.sourceConnectorId
+        }))
       )
       const numbers = writes.flatMap((w) =>
         w.index.numbers.map((n) => ({ organizationId: w.product.organizationId, productId: w.product.id, attributeId: n.attributeId, value: n.value }))

@@ -344,6 +344,60 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.underB.brands.map((x) => x.count)).toEqual([2])
       }))
 
+    it.effect("counts category-filtered facets in step with the products' status, brand and family changes", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, weight } = yield* schemaFixture
+          const families = yield* Families
+          const boots = yield* families.create({ code: "boots", label: { en: "Boots" } })
+          yield* families.attach(boots.id, { attributeId: weight.id })
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const acme = yield* brands.create({ name: "Acme" })
+          const other = yield* brands.create({ name: "Other" })
+          const root = yield* categories.create({ name: "Shoes" })
+          const left = yield* categories.create({ name: "Trail", parentId: root.id })
+          const right = yield* categories.create({ name: "Road", parentId: root.id })
+          const weighed = { weight: val(1) }
+          const mk = (name: string, categoryIds: ReadonlyArray<string>, brandId: string, status: "draft" | "active", tags: ReadonlyArray<string>) =>
+            products.create({ familyId: family.id, name, categoryIds, brandId, status, tags, attributes: weighed })
+          yield* mk("p1", [left.id], acme.id, "active", ["x"])
+          yield* mk("p2", [right.id], other.id, "draft", ["x", "y"])
+          const p3 = yield* mk("p3", [left.id], acme.id, "draft", ["y"])
+          yield* mk("p4", [], acme.id, "active", ["x"])
+          const filter = { categoryId: root.id, includeDescendants: true, status: "active" } as const
+          const before = yield* products.facets(filter)
+          yield* products.update(p3.id, { status: "active" })
+          yield* brands.delete(acme.id)
+          const after = yield* products.facets(filter)
+          const deletedBrand = yield* products.facets({ ...filter, brandId: acme.id })
+          yield* products.update(p3.id, { familyId: boots.id })
+          const byFamily = yield* products.facets({ ...filter, familyId: boots.id })
+          return { ids: { root: root.id, left: left.id, acme: acme.id, family: family.id, boots: boots.id }, before, after, deletedBrand, byFamily }
+        }))
+        const { acme, boots, left, root } = result.ids
+        const counts = (f: typeof result.before) => Object.fromEntries(f.categories.map((x) => [x.id, x.count]))
+        expect(result.before.total).toBe(1)
+        expect(result.before.statuses).toEqual([{ value: "draft", count: 2 }, { value: "active", count: 1 }])
+        expect(result.before.brands).toEqual([{ id: acme, name: "Acme", count: 1 }])
+        expect(result.before.tags).toEqual([{ value: "x", count: 1 }])
+        expect(counts(result.before)).toEqual({ [root]: 1, [left]: 1 })
+
+        expect(result.after.total).toBe(2)
+        expect(result.after.statuses).toEqual([{ value: "active", count: 2 }, { value: "draft", count: 1 }])
+        expect(result.after.brands).toEqual([])
+        expect(result.after.tags).toEqual([{ value: "x", count: 1 }, { value: "y", count: 1 }])
+        expect(counts(result.after)).toEqual({ [root]: 2, [left]: 2 })
+        expect(result.deletedBrand.total).toBe(0)
+        expect(result.deletedBrand.tags).toEqual([])
+
+        expect(result.byFamily.total).toBe(1)
+        expect(result.byFamily.families.map((f) => [f.id, f.count])).toEqual([[boots, 1], [result.ids.family, 1]])
+        expect(result.byFamily.tags).toEqual([{ value: "y", count: 1 }])
+        expect(counts(result.byFamily)).toEqual({ [root]: 1, [left]: 1 })
+      }))
+
     it.effect("counts each facet dimension with the other dimensions' filters applied, and only those", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

@@ -10,6 +10,7 @@ import media from "./0012_media.js"
 import outboxClaims from "./0014_outbox_claims.js"
 import facetMultiLinks from "./0015_facet_multi_links.js"
 import dropSearchVector from "./0016_drop_search_vector.js"
+import facetLinkColumns from "./0017_facet_link_columns.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -24,5 +25,6 @@ export const migrations = {
   "12_media": media,
   "14_outbox_claims": outboxClaims,
   "15_facet_multi_links": facetMultiLinks,
-  "16_drop_search_vector": dropSearchVector
+  "16_drop_search_vector": dropSearchVector,
+  "17_facet_link_columns": facetLinkColumns
 }
