@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isCurrencyCode } from "../shared/Currencies.js"
 import { Code, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
@@ -46,10 +47,15 @@ export type UpdateModifier = typeof UpdateModifier.Type
 
 const isChoice = (type: ModifierType) => type === "select" || type === "multiselect"
 
-/** Choices need options with distinct values; free values take none. Answers the problems found. */
+/** Choices need options with distinct values and known currencies; free values take none. Answers the problems found. */
 export const optionProblems = (type: ModifierType, options: ReadonlyArray<ModifierOption>): Array<string> => {
   if (!isChoice(type)) return options.length > 0 ? [`a ${type} modifier takes no options`] : []
   if (options.length === 0) return [`a ${type} modifier needs at least one option`]
   const values = options.map((o) => o.value)
-  return new Set(values).size === values.length ? [] : ["option values must be distinct"]
+  const currencies = options.flatMap((o) =>
+    o.priceAdjustment === undefined || isCurrencyCode(o.priceAdjustment.currency)
+      ? []
+      : [`option ${o.value}: ${o.priceAdjustment.currency} is not an ISO 4217 currency code`]
+  )
+  return [...(new Set(values).size === values.length ? [] : ["option values must be distinct"]), ...currencies]
 }

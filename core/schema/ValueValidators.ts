@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import type { AttributeType } from "./AttributeValues.js"
 
@@ -227,8 +228,6 @@ const isJson = (u: unknown): boolean =>
 const json: ValueValidator = (value, _rules, path) =>
   isJson(value) ? Either.right(value) : fail(path, "must be a JSON value", "invalid_type")
 
-const CURRENCY = /^[A-Z]{3}$/
-
 const money: ValueValidator = (value, rules, path) => {
   if (!isRecord(value)) return fail(path, "must be {amount_cents: integer, currency: ISO 4217 code}", "invalid_type")
   const issues = [...shapeIssues(value, ["amount_cents", "currency"], path)]
@@ -240,7 +239,7 @@ const money: ValueValidator = (value, rules, path) => {
   }
   if (Object.hasOwn(value, "currency")) {
     const currencies = listRule(rules, "currencies")
-    if (typeof currency !== "string" || !CURRENCY.test(currency)) {
+    if (typeof currency !== "string" || !isCurrencyCode(currency)) {
       issues.push({ path: [...path, "currency"], message: "must be an ISO 4217 code such as EUR", code: "invalid_type" })
     } else if (currencies !== undefined && !currencies.includes(currency)) {
       issues.push({ path: [...path, "currency"], message: `must be one of ${currencies.join(", ")}`, code: "invalid_option" })

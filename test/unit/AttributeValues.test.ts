@@ -52,8 +52,9 @@ const CASES: Record<AttributeType, { valid: ReadonlyArray<unknown>; invalid: Rea
   email: { valid: ["a@example.com"], invalid: ["a@b", "not an email", "@example.com", 3] },
   json: { valid: [null, 1, "s", true, [1, { a: [null] }], { nested: { deep: [1, "2"] } }], invalid: [Number.NaN, Number.POSITIVE_INFINITY, [Number.NaN], { a: undefined }] },
   money: {
-    valid: [{ amount_cents: 1999, currency: "EUR" }, { amount_cents: -5, currency: "USD" }],
-    invalid: [{ amount_cents: 19.99, currency: "EUR" }, 19.99, { amount_cents: 1999 }, { amount_cents: 1999, currency: "eur" }, { amount_cents: 1999, currency: "EURO" }, { amount_cents: "1999", currency: "EUR" }, { amount_cents: 1, currency: "EUR", x: 1 }]
+    valid: [{ amount_cents: 1999, currency: "EUR" }, { amount_cents: -5, currency: "USD" }, { amount_cents: 1, currency: "XAU" }],
+    invalid: [{ amount_cents: 19.99, currency: "EUR" }, 19.99, { amount_cents: 1999 }, { amount_cents: 1999, currency: "eur" }, { amount_cents: 1999, currency: "EURO" },
+      { amount_cents: 1999, currency: "ZZZ" }, { amount_cents: 1999, currency: "ABC" }, { amount_cents: "1999", currency: "EUR" }, { amount_cents: 1, currency: "EUR", x: 1 }]
   },
   tags: { valid: [[], ["a", "b"]], invalid: ["a", [""], [1]] },
   file: { valid: ["0190a5b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b"], invalid: ["file.pdf", 42] }
@@ -138,7 +139,7 @@ const VALID: Record<AttributeType, fc.Arbitrary<unknown>> = {
   url: fc.webUrl({ validSchemes: ["http", "https"] }),
   email: fc.emailAddress(),
   json: jsonArb,
-  money: fc.record({ amount_cents: fc.maxSafeInteger(), currency: fc.stringMatching(/^[A-Z]{3}$/) }),
+  money: fc.record({ amount_cents: fc.maxSafeInteger(), currency: fc.constantFrom("EUR", "USD", "JPY", "CHF", "GBP", "XAU") }),
   tags: fc.array(fc.string({ minLength: 1 })),
   file: uuidArb
 }
