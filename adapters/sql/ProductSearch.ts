@@ -5,7 +5,7 @@ import type { Fragment } from "@effect/sql/Statement"
  * Search semantics (both dialects). The query is folded words; the stored search text is folded
  * words padded with spaces (see `searchText`). For each query word `w`:
  * - exact: the text contains `w` as a substring (a whole word, a prefix or a part of a word);
- * - near miss, for words of at least `TYPO_MIN_LENGTH` characters: some word of the text starts
+ * - near miss, for words of `TYPO_MIN_LENGTH` to `TYPO_MAX_LENGTH` characters: some word of the text starts
  *   with a string one edit away from `w` (one letter inserted, deleted or replaced, or two
  *   neighbours swapped), so "kettel" finds "kettle" and "wirelss" finds "wireless".
  * A product matches when every word matches exactly or as a near miss. Relevance has two tiers:
@@ -13,6 +13,8 @@ import type { Fragment } from "@effect/sql/Statement"
  * (SQLite: insertion order, Postgres: the time-ordered id).
  */
 export const TYPO_MIN_LENGTH = 5
+/** Past this no word is mistyped by one letter; the patterns of a longer one only cost a scan. */
+export const TYPO_MAX_LENGTH = 32
 
 const words = (folded: string) => folded.split(" ").filter((w) => w.length > 0)
 
@@ -40,7 +42,7 @@ const candidatePhrases = (w: string): ReadonlyArray<string> => {
 }
 
 const phrase = (s: string) => `"${s}"`
-const typos = (w: string) => w.length >= TYPO_MIN_LENGTH
+const typos = (w: string) => w.length >= TYPO_MIN_LENGTH && w.length <= TYPO_MAX_LENGTH
 
 /** One relevance tier of the list: its rows, read in tier order. */
 export interface SearchTier {

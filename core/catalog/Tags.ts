@@ -31,6 +31,9 @@ export const canonicalTags = (tags: ReadonlyArray<string>): ReadonlyArray<string
 export const TagsInput = Schema.Array(
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "a tag must not be empty" }),
-    Schema.maxLength(MAX_TAG_INPUT_LENGTH, { message: () => `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters` })
+    // Characters, not UTF-16 units, as canonicalization counts them.
+    Schema.filter((tag) => Array.from(tag).length <= MAX_TAG_INPUT_LENGTH, {
+      message: () => `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`
+    })
   )
 ).pipe(Schema.maxItems(MAX_TAGS, { message: () => `at most ${MAX_TAGS} tags` }))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MAX_TAGS } from "../catalog/Tags.js"
 import { DateTimeString, NonEmptyString, strict, Uuid } from "../shared/Fields.js"
 import { ProductStatus } from "./Product.js"
 
@@ -34,13 +35,23 @@ const Ids = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.Str
   encode: (v) => v
 }).pipe(Schema.maxItems(500, { message: () => "at most 500 ids" }))
 
+/** A search of at most 200 characters: more words than that describe no product better. */
+export const MAX_QUERY_LENGTH = 200
+
+const Query = Schema.String.pipe(
+  Schema.filter((q) => Array.from(q).length <= MAX_QUERY_LENGTH, { message: () => `must be at most ${MAX_QUERY_LENGTH} characters` })
+)
+
+/** No product carries more than 50 tags, so a filter naming more could match nothing. */
+const TagFilter = Repeated(Schema.String).pipe(Schema.maxItems(MAX_TAGS, { message: () => `at most ${MAX_TAGS} tags` }))
+
 export const SortBy = Schema.Literal("name", "slug", "status", "updatedAt", "createdAt", "relevance", "attribute")
 export type SortBy = typeof SortBy.Type
 
 /** The filters shared by the list and the facets. */
 const filterFields = {
   status: Schema.optional(ProductStatus),
-  q: Schema.optional(Schema.String),
+  q: Schema.optional(Query),
   slug: Schema.optional(NonEmptyString),
   familyId: Schema.optional(Uuid),
   categoryId: Schema.optional(Uuid),
@@ -48,7 +59,7 @@ const filterFields = {
   brand: Schema.optional(NonEmptyString),
   brandId: Schema.optional(Uuid),
   ids: Schema.optional(Ids),
-  tag: Schema.optional(Repeated(Schema.String)),
+  tag: Schema.optional(TagFilter),
   connectorId: Schema.optional(Uuid),
   updatedSince: Schema.optional(DateTimeString),
   filterAttribute: Schema.optional(NonEmptyString),

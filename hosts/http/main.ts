@@ -1,10 +1,11 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Fiber, Layer, Logger, LogLevel } from "effect"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { loadConfig } from "./Config.js"
 import { envelope } from "./Errors.js"
 import { makeInFlight } from "./InFlight.js"
+import { makeNodeServer } from "./NodeServer.js"
 import { server } from "./Server.js"
 
 const LOG_LEVELS = {
@@ -19,7 +20,7 @@ const LOG_LEVELS = {
 /** How long a shutdown waits for requests in flight before it closes anyway. */
 const DRAIN_LIMIT = "25 seconds"
 
-const nodeServer = createServer()
+const nodeServer = makeNodeServer()
 const inFlight = makeInFlight()
 
 // The socket listens before migrations and the handlers are ready; a request that arrived in

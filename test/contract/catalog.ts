@@ -176,6 +176,24 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.relevanceWithoutQ).toContain("ValidationFailed")
       }))
 
+    it.effect("finds near misses of words up to 32 characters, and longer words only as written", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const long = `${"abcdefghij".repeat(4)}`
+          yield* named(family.id, `Part ${long}`)
+          yield* named(family.id, "Part antidisestablishmentarianism")
+          return {
+            exact: yield* searched(long),
+            mistyped: yield* searched(`${long.slice(0, 20)}x${long.slice(21)}`),
+            mistyped28: yield* searched("antidisestablishmentarainism")
+          }
+        }))
+        expect(result.exact.total).toBe(1)
+        expect(result.mistyped.total).toBe(0)
+        expect(result.mistyped28.total).toBe(1)
+      }))
+
     it.effect("searches name, slug and attribute text, finding prefixes and typos, kept in step with updates", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

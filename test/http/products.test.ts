@@ -35,6 +35,30 @@ describe("GET /v1/products query validation", () => {
   })
 })
 
+describe("request limits", () => {
+  it("takes 500 ids in one query string, bounds q and tag, and answers an oversized request line with the envelope", async () => {
+    const ids = Array.from({ length: 500 }, () => uuid()).join(",")
+    const many = await t.req("GET", `/v1/products?ids=${ids}&withTotal=true`)
+    expect([many.status, many.json.total]).toEqual([200, 0])
+    const tooMany = await t.req("GET", `/v1/products?ids=${ids},${uuid()}`)
+    expect([tooMany.status, tooMany.json.error.code]).toEqual([422, "validation_failed"])
+    const longSearch = await t.req("GET", `/v1/products?q=${"a".repeat(201)}`)
+    expect([longSearch.status, longSearch.json.error.details.issues[0].path]).toEqual([422, ["q"]])
+    const manyTags = await t.req("GET", `/v1/products/facets?${Array.from({ length: 51 }, (_, i) => `tag=t${i}`).join("&")}`)
+    expect([manyTags.status, manyTags.json.error.details.issues[0].path]).toEqual([422, ["tag"]])
+    const huge = await t.req("GET", `/v1/products?slug=${"a".repeat(70_000)}`)
+    expect([huge.status, huge.json.error.code]).toEqual([431, "header_too_large"])
+  })
+
+  it("counts a tag's length in characters, not UTF-16 units", async () => {
+    const astral = "\u{1D41A}"
+    const long = await t.req("POST", "/v1/products", { body: { familyId, name: "Astral", tags: [astral.repeat(80)] } })
+    expect([long.status, Array.from(long.json.tags[0]).length]).toEqual([201, 60])
+    const tooLong = await t.req("POST", "/v1/products", { body: { familyId, name: "Astral", tags: [astral.repeat(81)] } })
+    expect([tooLong.status, tooLong.json.error.code]).toEqual([422, "validation_failed"])
+  })
+})
+
 describe("products over HTTP", () => {
   it("answers resolvedAttributes only when a locale or channel is asked, and 204 on delete", async () => {
     const p = await t.req("POST", "/v1/products", { body: { familyId, name: "Resolved" } })

@@ -3,10 +3,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { HostConfig } from "../../hosts/http/Config.js"
+import { makeNodeServer } from "../../hosts/http/NodeServer.js"
 import { server } from "../../hosts/http/Server.js"
 
 export interface Response {
@@ -75,7 +75,7 @@ export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promis
     ...overrides
   }
   const runtime = ManagedRuntime.make(
-    server(config).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+    server(config).pipe(Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: 0, host: "127.0.0.1" })))
   )
   const address = await runtime.runPromise(HttpServer.HttpServer).then((s) => s.address)
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")

@@ -1,0 +1,36 @@
+import { createServer, type Server } from "node:http"
+import type { Duplex } from "node:stream"
+import { envelope } from "./Errors.js"
+
+/** Room for the longest request line the API invites: `ids` takes 500 UUIDs, about 18.5 KB. */
+export const MAX_HEADER_BYTES = 64 * 1024
+
+const REASONS = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" } as const
+
+const answer = (error: NodeJS.ErrnoException) => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return { status: 431, body: envelope("header_too_large", `the request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB`) } as const
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, body: envelope("request_timeout", "the request was not received in time") } as const
+    default:
+      return { status: 400, body: envelope("bad_request", "the request is not valid HTTP") } as const
+  }
+}
+
+/**
+ * The Node server under the HTTP host. Requests Node refuses before any handler runs (an
+ * oversized request line, malformed HTTP) still get the API's error envelope.
+ */
+export const makeNodeServer = (): Server => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES })
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
+    const { status, body } = answer(error)
+    const text = JSON.stringify(body)
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`
+    )
+  })
+  return server
+}
