@@ -4,6 +4,35 @@ import type { FacetDimension, ProductFilter } from "../../core/products/ProductF
 import { type DenseFilters, SPARSE } from "./ProductDensity.js"
 import { searchOf } from "./ProductSearch.js"
 
+const omitter = (omitted: FacetDimension | ReadonlyArray<FacetDimension>) => {
+  const skip = new Set(typeof omitted === "string" ? [omitted] : omitted)
+  return (dimension: FacetDimension) => skip.has(dimension)
+}
+
+/**
+ * The filters on the product's family, status, brand and connector, over `alias`: the
+ * products, or the category links, which carry a copy of those columns.
+ */
+const ownColumnConditions = (
+  sql: SqlClient.SqlClient,
+  organizationId: string,
+  filter: ProductFilter,
+  alias: "p" | "pc",
+  omit: (dimension: FacetDimension) => boolean
+): ReadonlyArray<Fragment> => {
+  const column = (name: string) => sql.literal(`${alias}.${name}`)
+  const c: Array<Fragment> = []
+  if (filter.status !== undefined && !omit("statuses")) c.push(sql`${column("status")} = ${filter.status}`)
+  if (filter.familyId !== undefined && !omit("families")) c.push(sql`${column("family_id")} = ${filter.familyId}`)
+  if (filter.brand !== undefined && !omit("brands")) {
+    c.push(sql`${column("brand_id")} in (select b.id from brands b where b.organization_id = ${organizationId}
+      and (b.slug = ${filter.brand} or lower(b.name) = ${filter.brand.toLowerCase()}))`)
+  }
+  if (filter.brandId !== undefined && !omit("brands")) c.push(sql`${column("brand_id")} = ${filter.brandId}`)
+  if (filter.connectorId !== undefined && !omit("connectors")) c.push(sql`${column("source_connector_id")} = ${filter.connectorId}`)
+  return c
+}
+
 /**
  * The conditions of a product query over `products p`, every filter but those of the
  * `omitted` facet dimensions (a dimension is counted without its own filter). `subtree` is the category filter's ids when
@@ -17,13 +46,10 @@ export const productConditions = (
   omitted: FacetDimension | ReadonlyArray<FacetDimension> = [],
   dense: DenseFilters = SPARSE
 ): ReadonlyArray<Fragment> => {
-  const skip = new Set(typeof omitted === "string" ? [omitted] : omitted)
-  const omit = (dimension: FacetDimension) => skip.has(dimension)
-  const c: Array<Fragment> = [sql`p.organization_id = ${organizationId}`]
-  if (filter.status !== undefined && !omit("statuses")) c.push(sql`p.status = ${filter.status}`)
+  const omit = omitter(omitted)
+  const c: Array<Fragment> = [sql`p.organization_id = ${organizationId}`, ...ownColumnConditions(sql, organizationId, filter, "p", omit)]
   if (filter.search !== undefined) c.push(searchOf(sql, filter.search).where)
   if (filter.slug !== undefined) c.push(sql`p.slug = ${filter.slug}`)
-  if (filter.familyId !== undefined && !omit("families")) c.push(sql`p.family_id = ${filter.familyId}`)
   if (filter.categoryId !== undefined && !omit("categories")) {
     const ids = sql.in("pc.category_id", subtree ?? [filter.categoryId])
     c.push(
@@ -32,11 +58,6 @@ export const productConditions = (
         : sql`p.id in (select pc.product_id from product_categories pc where ${ids})`
     )
   }
-  if (filter.brand !== undefined && !omit("brands")) {
-    c.push(sql`p.brand_id in (select b.id from brands b where b.organization_id = ${organizationId}
-      and (b.slug = ${filter.brand} or lower(b.name) = ${filter.brand.toLowerCase()}))`)
-  }
-  if (filter.brandId !== undefined && !omit("brands")) c.push(sql`p.brand_id = ${filter.brandId}`)
   if (filter.ids !== undefined) c.push(filter.ids.length === 0 ? sql`1 = 0` : sql.in("p.id", filter.ids))
   if (filter.tags !== undefined && !omit("tags")) {
     for (const tag of filter.tags) {
@@ -47,7 +68,6 @@ export const productConditions = (
       )
     }
   }
-  if (filter.connectorId !== undefined && !omit("connectors")) c.push(sql`p.source_connector_id = ${filter.connectorId}`)
   if (filter.updatedSince !== undefined) c.push(sql`p.updated_at >= ${filter.updatedSince}`)
   if (filter.numeric !== undefined) {
     const n = filter.numeric
@@ -78,20 +98,11 @@ export const linkConditions = (
   subtree: ReadonlyArray<string> | undefined,
   omitted: FacetDimension | ReadonlyArray<FacetDimension> = []
 ): ReadonlyArray<Fragment> | undefined => {
-  const skip = new Set(typeof omitted === "string" ? [omitted] : omitted)
-  const omit = (dimension: FacetDimension) => skip.has(dimension)
+  const omit = omitter(omitted)
   const beyondLinks = filter.search !== undefined || filter.slug !== undefined || filter.ids !== undefined ||
     filter.updatedSince !== undefined || filter.numeric !== undefined || (filter.tags !== undefined && !omit("tags"))
   if (beyondLinks) return undefined
-  const c: Array<Fragment> = [sql`pc.organization_id = ${organizationId}`]
-  if (filter.status !== undefined && !omit("statuses")) c.push(sql`pc.status = ${filter.status}`)
-  if (filter.familyId !== undefined && !omit("families")) c.push(sql`pc.family_id = ${filter.familyId}`)
+  const c: Array<Fragment> = [sql`pc.organization_id = ${organizationId}`, ...ownColumnConditions(sql, organizationId, filter, "pc", omit)]
   if (filter.categoryId !== undefined && !omit("categories")) c.push(sql.in("pc.category_id", subtree ?? [filter.categoryId]))
-  if (filter.brand !== undefined && !omit("brands")) {
-    c.push(sql`pc.brand_id in (select b.id from brands b where b.organization_id = ${organizationId}
-      and (b.slug = ${filter.brand} or lower(b.name) = ${filter.brand.toLowerCase()}))`)
-  }
-  if (filter.brandId !== undefined && !omit("brands")) c.push(sql`pc.brand_id = ${filter.brandId}`)
-  if (filter.connectorId !== undefined && !omit("connectors")) c.push(sql`pc.source_connector_id = ${filter.connectorId}`)
   return c
 }

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { maxCharacters } from "../shared/Fields.js"
 import { foldText } from "./Text.js"
 
 export const MAX_TAGS = 50
@@ -31,9 +32,6 @@ export const canonicalTags = (tags: ReadonlyArray<string>): ReadonlyArray<string
 export const TagsInput = Schema.Array(
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "a tag must not be empty" }),
-    // Characters, not UTF-16 units, as canonicalization counts them.
-    Schema.filter((tag) => Array.from(tag).length <= MAX_TAG_INPUT_LENGTH, {
-      message: () => `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`
-    })
+    maxCharacters(MAX_TAG_INPUT_LENGTH, `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`)
   )
 ).pipe(Schema.maxItems(MAX_TAGS, { message: () => `at most ${MAX_TAGS} tags` }))

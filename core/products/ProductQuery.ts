@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { MAX_TAGS } from "../catalog/Tags.js"
-import { DateTimeString, NonEmptyString, strict, Uuid } from "../shared/Fields.js"
+import { DateTimeString, maxCharacters, NonEmptyString, strict, Uuid } from "../shared/Fields.js"
 import { ProductStatus } from "./Product.js"
 
 /** A query boolean: `true`, `false`, `1` or `0`. */
@@ -36,11 +36,9 @@ const Ids = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.Str
 }).pipe(Schema.maxItems(500, { message: () => "at most 500 ids" }))
 
 /** A search of at most 200 characters: more words than that describe no product better. */
-export const MAX_QUERY_LENGTH = 200
+const MAX_QUERY_LENGTH = 200
 
-const Query = Schema.String.pipe(
-  Schema.filter((q) => Array.from(q).length <= MAX_QUERY_LENGTH, { message: () => `must be at most ${MAX_QUERY_LENGTH} characters` })
-)
+const Query = Schema.String.pipe(maxCharacters(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`))
 
 /** No product carries more than 50 tags, so a filter naming more could match nothing. */
 const TagFilter = Repeated(Schema.String).pipe(Schema.maxItems(MAX_TAGS, { message: () => `at most ${MAX_TAGS} tags` }))

@@ -16,6 +16,10 @@ export const Code = Schema.String.pipe(
 
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
 
+/** At most `max` characters, counted as code points, not UTF-16 units (`Schema.maxLength` counts units). */
+export const maxCharacters = (max: number, message: string) => <I, R>(self: Schema.Schema<string, I, R>) =>
+  self.pipe(Schema.filter((s) => Array.from(s).length <= max, { message: () => message }))
+
 /** An ISO 8601 date-time with an explicit zone, kept as the string sent. */
 export const DateTimeString = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), {

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream"
 import { envelope } from "./Errors.js"
 
 /** Room for the longest request line the API invites: `ids` takes 500 UUIDs, about 18.5 KB. */
-export const MAX_HEADER_BYTES = 64 * 1024
+const MAX_HEADER_BYTES = 64 * 1024
 
 const REASONS = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" } as const
 
