@@ -4,6 +4,7 @@ import { Effect, Schema } from "effect"
 import { ProductStatus } from "../../core/products/Product.js"
 import type { FacetCounts, FacetDimension, FacetOptions, ProductFilter } from "../../core/products/ProductFilter.js"
 import { IntColumn, JsonColumn } from "./Columns.js"
+import type { CategoryNode, FacetIndex, FacetTallies, Group } from "./ProductFacetIndex.js"
 import { linkConditions, productConditions } from "./ProductWhere.js"
 
 const Label = JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String }))
@@ -33,6 +34,18 @@ const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.Stri
 /** Text order as the databases' binary collation has it. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
+/** Text order by code point, as SQLite's binary collation orders UTF-8. */
+const byCodePoint = (a: string, b: string) => {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    const x = a.codePointAt(i)!
+    const y = b.codePointAt(j)!
+    if (x !== y) return x - y
+    i += x > 0xffff ? 2 : 1
+    j += y > 0xffff ? 2 : 1
+  }
+  return a.length - b.length
+}
+
 /** Counts per key, largest first, ties by `order`, at most `cap`. */
 const top = (counts: Map<string, number>, cap: number, order: (id: string) => string) =>
   [...counts].sort((a, b) => b[1] - a[1] || byText(order(a[0]), order(b[0]))).slice(0, cap)
@@ -56,6 +69,20 @@ interface Scope {
 const TreeRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ id: Schema.String, parentId: Schema.NullOr(Schema.String), slug: Schema.String, name: Schema.String }))
 )
+const categoryTree = (sql: SqlClient.SqlClient, organizationId: string) =>
+  sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(Effect.flatMap(TreeRows))
+
+/** Categories by count, largest first, ties by name, at most `cap`; those not in `tree` or counting nothing left out. */
+const rankCategories = (counts: ReadonlyMap<string, number>, tree: ReadonlyArray<CategoryNode>, cap: number) => {
+  const byId = new Map(tree.map((c) => [c.id, c]))
+  return [...counts]
+    .flatMap(([id, count]) => {
+      const c = byId.get(id)
+      return c === undefined || count <= 0 ? [] : [{ id, slug: c.slug, name: c.name, count }]
+    })
+    .sort((a, b) => b.count - a.count || byText(a.name, b.name))
+    .slice(0, cap)
+}
 /** Products per category they are filed in directly, grouped on the link table alone (a join per link costs more than the count). */
 const directCounts = (sql: SqlClient.SqlClient, scope: Scope) =>
   sql`select pc.category_id as id, cast(count(*) as integer) as count from ${scope.from}
@@ -76,17 +103,15 @@ const laterLinks = (sql: SqlClient.SqlClient, organizationId: string) =>
  */
 const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Scope, cap: number, anyMulti: boolean) =>
   Effect.gen(function*() {
-    const tree = yield* sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(
-      Effect.flatMap(TreeRows)
-    )
+    const tree = yield* categoryTree(sql, organizationId)
     const direct = yield* directCounts(sql, scope).pipe(Effect.flatMap(DirectRows))
     const multi = !anyMulti ? [] : yield* sql`select pc.product_id, pc.category_id from ${scope.from}
       where ${scope.where} and pc.product_id in (${laterLinks(sql, organizationId)})`.pipe(Effect.flatMap(LinkRows))
 
-    const byId = new Map(tree.map((c) => [c.id, c]))
+    const parentOf = new Map(tree.map((c) => [c.id, c.parentId]))
     const lineage = (id: string): Array<string> => {
       const out: Array<string> = []
-      for (let at: string | null | undefined = id; at != null && out.length < 1000 && !out.includes(at); at = byId.get(at)?.parentId) out.push(at)
+      for (let at: string | null | undefined = id; at != null && out.length < 1000 && !out.includes(at); at = parentOf.get(at)) out.push(at)
       return out
     }
     const counts = new Map<string, number>()
@@ -98,13 +123,7 @@ const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: 
       for (const c of categoryIds) for (const a of lineage(c)) seen.set(a, (seen.get(a) ?? 0) + 1)
       for (const [a, k] of seen) if (k > 1) counts.set(a, (counts.get(a) ?? 0) - (k - 1))
     }
-    return [...counts]
-      .flatMap(([id, count]) => {
-        const c = byId.get(id)
-        return c === undefined || count <= 0 ? [] : [{ id, slug: c.slug, name: c.name, count }]
-      })
-      .sort((a, b) => b.count - a.count || byText(a.name, b.name))
-      .slice(0, cap)
+    return rankCategories(counts, tree, cap)
   })
 
 /**
@@ -121,7 +140,8 @@ export const facetsOf = (
   organizationId: string,
   filter: ProductFilter,
   subtree: ReadonlyArray<string> | undefined,
-  options: FacetOptions
+  options: FacetOptions,
+  index?: FacetIndex
 ): Effect.Effect<FacetCounts, unknown> =>
   Effect.gen(function*() {
     const caps = options.caps
@@ -133,14 +153,34 @@ export const facetsOf = (
       empties: (room: number) => Effect.Effect<ReadonlyArray<A>, unknown>
     ) => (options.includeEmpty && found.length < cap ? Effect.map(empties(cap - found.length), (e) => [...found, ...e]) : Effect.succeed(found))
 
+    // The brand filter by slug or name, as the ids it names.
+    const namedBrands = filter.brand === undefined ? undefined : new Set(
+      (yield* sql`select id from brands where organization_id = ${organizationId}
+        and (slug = ${filter.brand} or lower(name) = ${filter.brand.toLowerCase()})`.pipe(Effect.flatMap(IdRows))).map((r) => r.id)
+    )
+    const matches = {
+      families: (g: Group) => filter.familyId === undefined || g.familyId === filter.familyId,
+      statuses: (g: Group) => filter.status === undefined || g.status === filter.status,
+      brands: (g: Group) =>
+        (filter.brandId === undefined || g.brandId === filter.brandId) &&
+        (namedBrands === undefined || (g.brandId !== null && namedBrands.has(g.brandId))),
+      connectors: (g: Group) => filter.connectorId === undefined || g.connectorId === filter.connectorId
+    }
+    const matchesAll = (g: Group) => matches.families(g) && matches.statuses(g) && matches.brands(g) && matches.connectors(g)
+
+    const tree = index === undefined ? undefined : yield* categoryTree(sql, organizationId)
+    const tallies: FacetTallies | undefined = index === undefined || tree === undefined
+      ? undefined
+      : yield* index.tallies(organizationId, { filter, accepts: matchesAll, subtree, tree })
+
     // Most catalogs file each product in one category, which one probe tells; then a category
     // filter's products are its links, and the links carry what the facets count.
-    const anyMulti = (yield* sql`${laterLinks(sql, organizationId)} limit 1`).length > 0
+    const anyMulti = tallies === undefined && (yield* sql`${laterLinks(sql, organizationId)} limit 1`).length > 0
     const onLinks = (dimension: FacetDimension | ReadonlyArray<FacetDimension>) =>
       filter.categoryId === undefined || anyMulti ? undefined : linkConditions(sql, organizationId, filter, subtree, dimension)
 
     const linkGroups = onLinks(scalar)
-    const groups = yield* (linkGroups !== undefined
+    const groups = tallies !== undefined ? tallies.groups : yield* (linkGroups !== undefined
       ? sql`select pc.family_id, pc.status, pc.brand_id, pc.source_connector_id as connector_id,
           cast(count(*) as integer) as count
         from product_categories pc where ${sql.and(linkGroups)}
@@ -150,33 +190,19 @@ export const facetsOf = (
         from products p where ${sql.and(productConditions(sql, organizationId, filter, subtree, scalar))}
         group by p.family_id, p.status, p.brand_id, p.source_connector_id`).pipe(Effect.flatMap(GroupRows))
 
-    // The brand filter by slug or name, as the ids it names.
-    const namedBrands = filter.brand === undefined ? undefined : new Set(
-      (yield* sql`select id from brands where organization_id = ${organizationId}
-        and (slug = ${filter.brand} or lower(name) = ${filter.brand.toLowerCase()})`.pipe(Effect.flatMap(IdRows))).map((r) => r.id)
-    )
-    const matches = {
-      families: (g: typeof groups[number]) => filter.familyId === undefined || g.familyId === filter.familyId,
-      statuses: (g: typeof groups[number]) => filter.status === undefined || g.status === filter.status,
-      brands: (g: typeof groups[number]) =>
-        (filter.brandId === undefined || g.brandId === filter.brandId) &&
-        (namedBrands === undefined || (g.brandId !== null && namedBrands.has(g.brandId))),
-      connectors: (g: typeof groups[number]) => filter.connectorId === undefined || g.connectorId === filter.connectorId
-    }
-    const except = (dimension: keyof typeof matches) => (g: typeof groups[number]) =>
-      (Object.keys(matches) as Array<keyof typeof matches>).every((d) => d === dimension || matches[d](g))
-
     let total = 0
     const familyCounts = new Map<string, number>()
     const statusCounts = new Map<string, number>()
     const brandCounts = new Map<string, number>()
     const connectorCounts = new Map<string, number>()
+    // Each dimension counts the groups the other three dimensions' filters accept.
     for (const g of groups) {
-      if (except("families")(g) && matches.families(g)) total += g.count
-      if (except("families")(g)) add(familyCounts, g.familyId, g.count)
-      if (except("statuses")(g)) add(statusCounts, g.status, g.count)
-      if (except("brands")(g)) add(brandCounts, g.brandId, g.count)
-      if (except("connectors")(g)) add(connectorCounts, g.connectorId, g.count)
+      const [f, s, b, c] = [matches.families(g), matches.statuses(g), matches.brands(g), matches.connectors(g)]
+      if (f && s && b && c) total += g.count
+      if (s && b && c) add(familyCounts, g.familyId, g.count)
+      if (f && b && c) add(statusCounts, g.status, g.count)
+      if (f && s && c) add(brandCounts, g.brandId, g.count)
+      if (f && s && b) add(connectorCounts, g.connectorId, g.count)
     }
 
     const familyRows = familyCounts.size === 0 ? [] : yield* sql`select f.id, f.code, f.label, 0 as count from attribute_families f
@@ -239,7 +265,9 @@ export const facetsOf = (
       ? { from: sql`product_categories pc`, where: sql.and(categoryLinks) }
       : scoped("categories", "product_categories", "pc")
 
-    const categoriesFound = filter.includeDescendants
+    const categoriesFound = tallies !== undefined && tree !== undefined
+      ? rankCategories(tallies.categories, tree, caps.categories)
+      : filter.includeDescendants
       ? yield* subtreeCounts(sql, organizationId, categoryScope, caps.categories, anyMulti)
       : yield* sql`select c.id, c.slug, c.name, d.count
         from (${directCounts(sql, categoryScope)}) d join categories c on c.id = d.id
@@ -249,11 +277,14 @@ export const facetsOf = (
         where c.organization_id = ${organizationId} and ${notIn("c.id", categoriesFound.map((c) => c.id))}
         order by c.name limit ${room}`.pipe(Effect.flatMap(CategoryRows)))
 
-    const tagLinks = onLinks("tags")
+    const tagLinks = tallies === undefined ? onLinks("tags") : undefined
     const tagScope: Scope = tagLinks !== undefined
       ? { from: sql`product_categories pc cross join product_tags t`, where: sql.and([sql`t.product_id = pc.product_id`, ...tagLinks]) }
       : scoped("tags", "product_tags", "t")
-    const tags = yield* sql`select t.tag as value, cast(count(*) as integer) as count from ${tagScope.from}
+    const tags = tallies !== undefined
+      ? [...tallies.tags].map(([value, count]) => ({ value, count }))
+        .sort((a, b) => b.count - a.count || byCodePoint(a.value, b.value)).slice(0, caps.tags)
+      : yield* sql`select t.tag as value, cast(count(*) as integer) as count from ${tagScope.from}
       where ${tagScope.where}
       group by t.tag order by count desc, t.tag limit ${caps.tags}`.pipe(Effect.flatMap(ValueRows))
 

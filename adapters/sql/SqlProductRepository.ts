@@ -8,6 +8,7 @@ import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { chunksOf, IntColumn, JsonColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { denseFilters } from "./ProductDensity.js"
+import { makeFacetIndex } from "./ProductFacetIndex.js"
 import { facetsOf } from "./ProductFacets.js"
 import { type SearchTier, searchOf } from "./ProductSearch.js"
 import { productConditions } from "./ProductWhere.js"
@@ -75,8 +76,17 @@ const productColumns = (w: ProductWrite) => {
   }
 }
 
+/** Products whose facet columns SQLite keeps in memory, over all organizations (some 350 bytes each). */
+const FACET_INDEX_PRODUCTS = 1_000_000
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  // Postgres numbers events in the order they start, not the order they commit, so a copy
+  // kept by event number could miss a write; it counts from its indexes every time.
+  const facetIndex = sql.onDialectOrElse({
+    sqlite: () => makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS }),
+    orElse: () => undefined
+  })
 
   const slugConflict = (writes: ReadonlyArray<ProductWrite>) =>
     new Conflict({ message: writes.length === 1 ? `product slug ${writes[0]?.product.slug} is taken` : "a product slug is taken" })
@@ -267,7 +277,7 @@ export const make = Effect.gen(function*() {
     facets: (organizationId, filter, options) =>
       Effect.gen(function*() {
         const subtree = yield* subtreeOf(organizationId, filter)
-        return yield* facetsOf(sql, organizationId, filter, subtree, options)
+        return yield* facetsOf(sql, organizationId, filter, subtree, options, facetIndex)
       }).pipe(Effect.orDie),
     productAttribute: (organizationId, code) =>
       sql`select id, type from attributes where organization_id = ${organizationId} and entity_kind = 'product' and code = ${code}`.pipe(

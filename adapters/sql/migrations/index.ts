@@ -11,6 +11,7 @@ import outboxClaims from "./0014_outbox_claims.js"
 import facetMultiLinks from "./0015_facet_multi_links.js"
 import dropSearchVector from "./0016_drop_search_vector.js"
 import facetLinkColumns from "./0017_facet_link_columns.js"
+import eventsByOrganization from "./0018_events_by_organization.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -26,5 +27,6 @@ export const migrations = {
   "14_outbox_claims": outboxClaims,
   "15_facet_multi_links": facetMultiLinks,
   "16_drop_search_vector": dropSearchVector,
-  "17_facet_link_columns": facetLinkColumns
+  "17_facet_link_columns": facetLinkColumns,
+  "18_events_by_organization": eventsByOrganization
 }

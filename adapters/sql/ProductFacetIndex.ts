@@ -1,0 +1,387 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { ProductStatus } from "../../core/products/Product.js"
+import type { ProductFilter } from "../../core/products/ProductFilter.js"
+import { chunksOf, IntColumn } from "./Columns.js"
+
+/** What a product is counted by: the four columns every facet groups on. */
+export interface Group {
+  readonly familyId: string
+  readonly status: ProductStatus
+  readonly brandId: string | null
+  readonly connectorId: string | null
+}
+
+export interface CategoryNode {
+  readonly id: string
+  readonly parentId: string | null
+  readonly slug: string
+  readonly name: string
+}
+
+/** The raw counts a facet answer is made of; `FacetCounts` names and caps them. */
+export interface FacetTallies {
+  /** Products per group, with the category and tag filters applied and the four column filters not. */
+  readonly groups: ReadonlyArray<Group & { readonly count: number }>
+  /** Per category: products filed in it directly, or with `includeDescendants` anywhere in its subtree. */
+  readonly categories: ReadonlyMap<string, number>
+  readonly tags: ReadonlyMap<string, number>
+}
+
+/** What to count. */
+export interface FacetQuestion {
+  readonly filter: ProductFilter
+  /** Whether a group passes the filters on the four columns. */
+  readonly accepts: (group: Group) => boolean
+  /** The category filter's ids when it covers descendants. */
+  readonly subtree: ReadonlyArray<string> | undefined
+  /** The organization's categories, to count subtrees. */
+  readonly tree: ReadonlyArray<CategoryNode>
+}
+
+/** Rows that name their products as one space-separated list (ids and canonical tags hold no spaces). */
+const GroupRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  familyId: Schema.String,
+  status: ProductStatus,
+  brandId: Schema.NullOr(Schema.String),
+  sourceConnectorId: Schema.NullOr(Schema.String),
+  productIds: Schema.String
+})))
+const ValueRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schema.String, productIds: Schema.String })))
+const EventRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: IntColumn, entityType: Schema.String, entityId: Schema.String, name: Schema.String })))
+const SeqRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: Schema.NullOr(IntColumn) })))
+
+/** Distinct strings, numbered in the order first seen. */
+class Numbering {
+  readonly values: Array<string> = []
+  private readonly numbers = new Map<string, number>()
+  of(value: string): number {
+    let n = this.numbers.get(value)
+    if (n === undefined) {
+      n = this.values.length
+      this.values.push(value)
+      this.numbers.set(value, n)
+    }
+    return n
+  }
+  find(value: string): number | undefined {
+    return this.numbers.get(value)
+  }
+}
+
+const NONE: ReadonlyArray<number> = []
+
+/** `list` with `n` appended: in place, unless it is the shared empty list. */
+const added = (list: ReadonlyArray<number>, n: number): ReadonlyArray<number> => {
+  if (list === NONE) return [n]
+  ;(list as Array<number>).push(n)
+  return list
+}
+
+/** Every slot's group, categories and tags in flat arrays, the form a count walks fastest. */
+interface Packed {
+  readonly group: Int32Array
+  /** Slot `s`'s categories are `categories[categoryStart[s] .. categoryStart[s + 1])`; tags alike. */
+  readonly categoryStart: Int32Array
+  readonly categories: Int32Array
+  readonly tagStart: Int32Array
+  readonly tags: Int32Array
+}
+
+const pack = (group: ReadonlyArray<number>, lists: ReadonlyArray<ReadonlyArray<number>>) => {
+  const start = new Int32Array(group.length + 1)
+  let total = 0
+  for (let s = 0; s < group.length; s++) {
+    start[s] = total
+    total += lists[s]!.length
+  }
+  start[group.length] = total
+  const flat = new Int32Array(total)
+  for (let s = 0, k = 0; s < group.length; s++) {
+    const list = lists[s]!
+    for (let i = 0; i < list.length; i++) flat[k++] = list[i]!
+  }
+  return { start, flat }
+}
+
+/**
+ * One organization's products reduced to numbers: each product's group, categories and tags.
+ * Counting a facet is then a pass over arrays, with no row read.
+ */
+class TenantFacets {
+  readonly groups = new Numbering()
+  readonly groupOf: Array<Group> = []
+  readonly categories = new Numbering()
+  readonly tags = new Numbering()
+  private readonly slotOf = new Map<string, number>()
+  private readonly free: Array<number> = []
+  /** Per slot: the group number, or -1 for a free slot. */
+  readonly group: Array<number> = []
+  readonly categoriesOf: Array<ReadonlyArray<number>> = []
+  readonly tagsOf: Array<ReadonlyArray<number>> = []
+  private packed: Packed | undefined
+
+  constructor(public seq: number) {}
+
+  /** The slots packed for counting, packed again after a change. */
+  get flat(): Packed {
+    if (this.packed === undefined) {
+      const categories = pack(this.group, this.categoriesOf)
+      const tags = pack(this.group, this.tagsOf)
+      this.packed = {
+        group: new Int32Array(this.group),
+        categoryStart: categories.start,
+        categories: categories.flat,
+        tagStart: tags.start,
+        tags: tags.flat
+      }
+    }
+    return this.packed
+  }
+
+  get size() {
+    return this.slotOf.size
+  }
+
+  /** The group's number. */
+  groupNumber(g: Group): number {
+    const group = this.groups.of(`${g.familyId}\u0000${g.status}\u0000${g.brandId ?? ""}\u0000${g.connectorId ?? ""}`)
+    if (group === this.groupOf.length) this.groupOf.push(g)
+    return group
+  }
+
+  /** Places a product in a group, with no categories or tags yet. */
+  put(id: string, group: number) {
+    this.packed = undefined
+    let slot = this.slotOf.get(id)
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.group.length
+      this.slotOf.set(id, slot)
+    }
+    this.group[slot] = group
+    this.categoriesOf[slot] = NONE
+    this.tagsOf[slot] = NONE
+  }
+
+  /** Files a placed product in a category. */
+  file(id: string, category: string) {
+    const slot = this.slotOf.get(id)
+    this.packed = undefined
+    if (slot !== undefined) this.categoriesOf[slot] = added(this.categoriesOf[slot]!, this.categories.of(category))
+  }
+
+  /** Tags a placed product. */
+  tag(id: string, tag: string) {
+    const slot = this.slotOf.get(id)
+    this.packed = undefined
+    if (slot !== undefined) this.tagsOf[slot] = added(this.tagsOf[slot]!, this.tags.of(tag))
+  }
+
+  remove(id: string) {
+    const slot = this.slotOf.get(id)
+    if (slot === undefined) return
+    this.slotOf.delete(id)
+    this.packed = undefined
+    this.group[slot] = -1
+    this.categoriesOf[slot] = NONE
+    this.tagsOf[slot] = NONE
+    this.free.push(slot)
+  }
+}
+
+/** Deleting these changes products (a brand or connector cleared, links gone) that no product event names. */
+const RESHAPING = new Set(["brand.deleted", "category.deleted", "connector.deleted"])
+const reshapes = (event: { readonly name: string }) => RESHAPING.has(event.name)
+
+/** Beyond this many events since the last look, reading everything again is cheaper than catching up. */
+const CATCH_UP_LIMIT = 5_000
+
+export interface FacetIndexLimits {
+  /** Products kept in memory over all organizations; the least recently counted go first. */
+  readonly maxProducts: number
+}
+
+/**
+ * Facet counts from memory, per organization, kept in step with the database through the
+ * organization's events: every write that changes a product appends one in the same
+ * transaction, so the newest event number tells whether the copy is current. Products named
+ * by newer events are read again; a deleted brand, category or connector (which changes
+ * products without naming them) has everything read again.
+ *
+ * Only where events are numbered in commit order (SQLite: one writer at a time). The filters
+ * it answers are those on the counted columns, categories and tags; `undefined` otherwise.
+ */
+export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimits) => {
+  const tenants = new Map<string, TenantFacets>()
+
+  // Aggregated by what is counted, a few hundred rows carry every product: far fewer rows to
+  // read and decode than one per product, link or tag.
+  const readProducts = (facets: TenantFacets, organizationId: string, ids: ReadonlyArray<string> | undefined) =>
+    Effect.gen(function*() {
+      const only = (column: string) => (ids === undefined ? sql`1 = 1` : sql.in(column, ids))
+      const groups = yield* sql`select family_id, status, brand_id, source_connector_id, group_concat(id, ' ') as product_ids
+        from products where organization_id = ${organizationId} and ${only("id")}
+        group by family_id, status, brand_id, source_connector_id`.pipe(Effect.flatMap(GroupRows))
+      const links = yield* sql`select category_id as value, group_concat(product_id, ' ') as product_ids
+        from product_categories where organization_id = ${organizationId} and ${only("product_id")}
+        group by category_id`.pipe(Effect.flatMap(ValueRows))
+      const tags = yield* sql`select tag as value, group_concat(product_id, ' ') as product_ids
+        from product_tags where organization_id = ${organizationId} and ${only("product_id")}
+        group by tag`.pipe(Effect.flatMap(ValueRows))
+      for (const id of ids ?? []) facets.remove(id)
+      for (const g of groups) {
+        const group = facets.groupNumber({ familyId: g.familyId, status: g.status, brandId: g.brandId, connectorId: g.sourceConnectorId })
+        for (const id of g.productIds.split(" ")) facets.put(id, group)
+      }
+      for (const l of links) for (const id of l.productIds.split(" ")) facets.file(id, l.value)
+      for (const t of tags) for (const id of t.productIds.split(" ")) facets.tag(id, t.value)
+    })
+
+  const rebuilt = (organizationId: string, seq: number) =>
+    Effect.gen(function*() {
+      const facets = new TenantFacets(seq)
+      yield* readProducts(facets, organizationId, undefined)
+      return facets
+    })
+
+  /** The organization's copy as of its newest event; call inside the read's transaction. */
+  const current = (organizationId: string) =>
+    Effect.gen(function*() {
+      const [head] = yield* sql`select max(seq) as seq from events where organization_id = ${organizationId}`.pipe(Effect.flatMap(SeqRows))
+      const seq = head?.seq ?? 0
+      const known = tenants.get(organizationId)
+      tenants.delete(organizationId)
+      let facets: TenantFacets
+      if (known !== undefined && known.seq === seq) {
+        facets = known
+      } else if (known === undefined || seq < known.seq) {
+        facets = yield* rebuilt(organizationId, seq)
+      } else {
+        const events = yield* sql`select seq, entity_type, entity_id, name from events
+          where organization_id = ${organizationId} and seq > ${known.seq} and seq <= ${seq}
+          order by seq limit ${CATCH_UP_LIMIT + 1}`.pipe(Effect.flatMap(EventRows))
+        if (events.length > CATCH_UP_LIMIT || events.some(reshapes)) {
+          facets = yield* rebuilt(organizationId, seq)
+        } else {
+          const ids = [...new Set(events.filter((e) => e.entityType === "product").map((e) => e.entityId))]
+          for (const chunk of chunksOf(ids, 500)) yield* readProducts(known, organizationId, chunk)
+          known.seq = seq
+          facets = known
+        }
+      }
+      // Most recently used last; evict from the front.
+      tenants.set(organizationId, facets)
+      let total = 0
+      for (const t of tenants.values()) total += t.size
+      for (const [id, t] of tenants) {
+        if (total <= limits.maxProducts || id === organizationId) break
+        tenants.delete(id)
+        total -= t.size
+      }
+      return facets
+    })
+
+  const answers = (filter: ProductFilter) =>
+    filter.search === undefined && filter.slug === undefined && filter.ids === undefined &&
+    filter.updatedSince === undefined && filter.numeric === undefined
+
+  const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies | undefined, unknown> =>
+    !answers(question.filter) ? Effect.succeed(undefined) : Effect.map(current(organizationId), (facets) => count(facets, question))
+
+  return { tallies }
+}
+
+export type FacetIndex = ReturnType<typeof makeFacetIndex>
+
+const count = (facets: TenantFacets, { accepts, filter, subtree, tree }: FacetQuestion): FacetTallies => {
+  const groupCount = facets.groupOf.length
+  const groupOk = new Uint8Array(groupCount)
+  for (let g = 0; g < groupCount; g++) groupOk[g] = accepts(facets.groupOf[g]!) ? 1 : 0
+
+  // The category filter as a mark per category number; a category no product is filed in matches none.
+  const categoryFilter = filter.categoryId === undefined ? undefined : new Uint8Array(facets.categories.values.length)
+  if (categoryFilter !== undefined) {
+    for (const id of subtree ?? [filter.categoryId!]) {
+      const n = facets.categories.find(id)
+      if (n !== undefined) categoryFilter[n] = 1
+    }
+  }
+  // Tags the filter requires; an unknown one matches no product.
+  const requiredTags = filter.tags?.map((t) => facets.tags.find(t) ?? -1)
+
+  // With `includeDescendants`, each category number's own category and ancestors.
+  const lineage: Array<ReadonlyArray<number>> | undefined = filter.includeDescendants ? [] : undefined
+  if (lineage !== undefined) {
+    const parentOf = new Map(tree.map((c) => [c.id, c.parentId]))
+    for (let n = 0; n < facets.categories.values.length; n++) {
+      const out: Array<number> = []
+      const seen = new Set<string>()
+      for (let at: string | null | undefined = facets.categories.values[n]; at != null && !seen.has(at) && out.length < 1000; at = parentOf.get(at)) {
+        seen.add(at)
+        if (parentOf.has(at)) out.push(facets.categories.of(at))
+      }
+      lineage.push(out)
+    }
+  }
+
+  const groupTally = new Float64Array(groupCount)
+  const categoryTally = new Float64Array(facets.categories.values.length)
+  const tagTally = new Float64Array(facets.tags.values.length)
+  // Per category, the last product counted there: a product filed twice in one subtree counts once.
+  const countedFor = new Int32Array(facets.categories.values.length).fill(-1)
+
+  const { group: groupOfSlot, categoryStart, categories: categoryList, tagStart, tags: tagList } = facets.flat
+  const slots = groupOfSlot.length
+  for (let slot = 0; slot < slots; slot++) {
+    const group = groupOfSlot[slot]!
+    if (group < 0) continue
+    const c0 = categoryStart[slot]!
+    const c1 = categoryStart[slot + 1]!
+    const t0 = tagStart[slot]!
+    const t1 = tagStart[slot + 1]!
+    let inCategory = true
+    if (categoryFilter !== undefined) {
+      inCategory = false
+      for (let i = c0; i < c1; i++) {
+        if (categoryFilter[categoryList[i]!] === 1) {
+          inCategory = true
+          break
+        }
+      }
+    }
+    let hasTags = true
+    if (requiredTags !== undefined) {
+      for (const required of requiredTags) {
+        let found = false
+        for (let i = t0; i < t1 && !found; i++) found = tagList[i] === required
+        if (!found) hasTags = false
+      }
+    }
+    if (inCategory && hasTags) groupTally[group]!++
+    if (groupOk[group] !== 1) continue
+    if (hasTags) {
+      for (let i = c0; i < c1; i++) {
+        const c = categoryList[i]!
+        if (lineage === undefined) {
+          categoryTally[c]!++
+          continue
+        }
+        for (const a of lineage[c]!) {
+          if (countedFor[a] === slot) continue
+          countedFor[a] = slot
+          categoryTally[a]!++
+        }
+      }
+    }
+    if (inCategory) for (let i = t0; i < t1; i++) tagTally[tagList[i]!]!++
+  }
+
+  const groups: Array<Group & { readonly count: number }> = []
+  for (let g = 0; g < groupCount; g++) if (groupTally[g]! > 0) groups.push({ ...facets.groupOf[g]!, count: groupTally[g]! })
+  const nonZero = (values: ReadonlyArray<string>, tally: Float64Array) => {
+    const out = new Map<string, number>()
+    for (let n = 0; n < tally.length; n++) if (tally[n]! > 0) out.set(values[n]!, tally[n]!)
+    return out
+  }
+  return { groups, categories: nonZero(facets.categories.values, categoryTally), tags: nonZero(facets.tags.values, tagTally) }
+}
