@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import type { StoredAttributeValues } from "../../core/catalog/Category.js"
+import { StoredAttributeValues } from "../../core/catalog/Category.js"
 
 /**
  * A JSON column: Postgres `jsonb` arrives parsed, SQLite `text` arrives as a string.
@@ -8,28 +8,8 @@ import type { StoredAttributeValues } from "../../core/catalog/Category.js"
 export const JsonColumn = <A, I, R>(schema: Schema.Schema<A, I, R>) =>
   Schema.Union(Schema.parseJson(schema), schema as Schema.Schema<A, I, R>)
 
-const isNullOrString = (u: unknown) => u === null || typeof u === "string"
-
-const isStoredValues = (u: unknown): u is typeof StoredAttributeValues.Type => {
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
-  for (const entries of Object.values(u)) {
-    if (!Array.isArray(entries)) return false
-    for (const e of entries as ReadonlyArray<unknown>) {
-      if (typeof e !== "object" || e === null || !("locale" in e) || !("channel" in e)) return false
-      if (!isNullOrString(e.locale) || !isNullOrString(e.channel)) return false
-    }
-  }
-  return true
-}
-
-/**
- * Attribute values as this service stores them: the shape of `StoredAttributeValues`, checked
- * in one pass without rebuilding every entry, since a product row holds dozens of them and
- * lists decode fifty rows per page.
- */
-export const StoredValuesColumn = JsonColumn(
-  Schema.declare(isStoredValues, { identifier: "StoredAttributeValues" })
-)
+/** Attribute values as this service stores them (see `StoredAttributeValues`). */
+export const StoredValuesColumn = JsonColumn(StoredAttributeValues)
 
 /** Postgres `boolean` or SQLite 0/1. Written as 0/1, which Postgres also accepts for boolean. */
 export const BooleanColumn = Schema.Union(

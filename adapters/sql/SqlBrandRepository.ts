@@ -3,9 +3,8 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Brand } from "../../core/catalog/Brand.js"
 import { BrandRepository } from "../../core/catalog/BrandRepository.js"
-import { StoredAttributeValues } from "../../core/catalog/Category.js"
 import { Conflict } from "../../core/shared/Errors.js"
-import { BooleanColumn, JsonColumn, toJson } from "./Columns.js"
+import { BooleanColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -14,7 +13,7 @@ const Row = Schema.Struct({
   organizationId: Schema.String,
   name: Schema.String,
   slug: Schema.String,
-  attributes: JsonColumn(StoredAttributeValues),
+  attributes: StoredValuesColumn,
   createdBy: Schema.NullOr(Schema.String),
   updatedBy: Schema.NullOr(Schema.String),
   createdAt: Schema.String,

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option, Schema } from "effect"
-import { Category, StoredAttributeValues } from "../../core/catalog/Category.js"
+import { Category } from "../../core/catalog/Category.js"
 import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
-import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -15,7 +15,7 @@ const Row = Schema.Struct({
   name: Schema.String,
   slug: Schema.String,
   position: IntColumn,
-  attributes: JsonColumn(StoredAttributeValues),
+  attributes: StoredValuesColumn,
   createdBy: Schema.NullOr(Schema.String),
   updatedBy: Schema.NullOr(Schema.String),
   createdAt: Schema.String,

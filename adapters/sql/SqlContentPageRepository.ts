@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { StoredAttributeValues } from "../../core/catalog/Category.js"
 import { ContentPage, ContentPageStatus } from "../../core/content/ContentPage.js"
 import { ContentPageRepository } from "../../core/content/ContentPageRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
-import { JsonColumn, toJson } from "./Columns.js"
+import { StoredValuesColumn, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -14,7 +13,7 @@ const Row = Schema.Struct({
   title: Schema.String,
   slug: Schema.String,
   status: ContentPageStatus,
-  attributes: JsonColumn(StoredAttributeValues),
+  attributes: StoredValuesColumn,
   createdAt: Schema.String,
   updatedAt: Schema.String
 })

@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { StoredAttributeValues } from "../../core/catalog/Category.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { Variant, VariantStatus } from "../../core/variants/Variant.js"
 import { VariantRepository, type VariantWrite } from "../../core/variants/VariantRepository.js"
-import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -14,7 +13,7 @@ const Row = Schema.Struct({
   sku: Schema.String,
   name: Schema.String,
   status: VariantStatus,
-  attributes: JsonColumn(StoredAttributeValues),
+  attributes: StoredValuesColumn,
   position: IntColumn,
   createdAt: Schema.String,
   updatedAt: Schema.String

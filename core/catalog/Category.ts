@@ -1,13 +1,39 @@
-import { Schema } from "effect"
+import { JSONSchema, Schema } from "effect"
 import { NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Attribute values as written: code -> entries, checked against the family by the use case. */
 export const AttributeValuesField = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** Attribute values as stored and answered: code -> entries `{locale, channel, value}`. */
-export const StoredAttributeValues = Schema.Record({
+const StoredAttributeValuesShape = Schema.Record({
   key: Schema.String,
   value: Schema.Array(Schema.Struct({ locale: Schema.NullOr(Schema.String), channel: Schema.NullOr(Schema.String), value: Schema.Unknown }))
+})
+
+const isNullOrString = (u: unknown) => u === null || typeof u === "string"
+
+const isStoredValues = (u: unknown): u is typeof StoredAttributeValuesShape.Type => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  for (const entries of Object.values(u)) {
+    if (!Array.isArray(entries)) return false
+    for (const e of entries as ReadonlyArray<unknown>) {
+      if (typeof e !== "object" || e === null || !("locale" in e) || !("channel" in e)) return false
+      if (!isNullOrString(e.locale) || !isNullOrString(e.channel)) return false
+    }
+  }
+  return true
+}
+
+const { $schema: _, ...storedValuesJsonSchema } = JSONSchema.make(StoredAttributeValuesShape)
+
+/**
+ * Attribute values as stored and answered: code -> entries `{locale, channel, value}`. Checked
+ * in one pass and passed through as they are, not rebuilt entry by entry: a product holds
+ * dozens of entries and a list page fifty products, on every read.
+ */
+export const StoredAttributeValues = Schema.declare(isStoredValues, {
+  identifier: "StoredAttributeValues",
+  description: "attribute code -> entries {locale, channel, value}",
+  jsonSchema: storedValuesJsonSchema
 })
 
 export const Position = Schema.Int.annotations({ message: () => "must be an integer" })
