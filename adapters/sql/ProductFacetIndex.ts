@@ -71,6 +71,9 @@ class Numbering {
 
 const NONE: ReadonlyArray<number> = []
 
+/** Changed slots read from their lists before the copy is packed again (or a 32nd of the slots, if more). */
+const REPACK_AFTER = 1_000
+
 /** `list` with `n` appended: in place, unless it is the shared empty list. */
 const added = (list: ReadonlyArray<number>, n: number): ReadonlyArray<number> => {
   if (list === NONE) return [n]
@@ -78,8 +81,13 @@ const added = (list: ReadonlyArray<number>, n: number): ReadonlyArray<number> =>
   return list
 }
 
-/** Every slot's group, categories and tags in flat arrays, the form a count walks fastest. */
+/**
+ * Every slot's group, categories and tags in flat arrays, the form a count walks fastest.
+ * Slots changed since (`changed`) are read from the lists instead, until so many have changed
+ * that packing again pays.
+ */
 interface Packed {
+  readonly changed: Uint8Array
   readonly group: Int32Array
   /** Slot `s`'s categories are `categories[categoryStart[s] .. categoryStart[s + 1])`; tags alike. */
   readonly categoryStart: Int32Array
@@ -120,15 +128,18 @@ class TenantFacets {
   readonly categoriesOf: Array<ReadonlyArray<number>> = []
   readonly tagsOf: Array<ReadonlyArray<number>> = []
   private packed: Packed | undefined
+  private changes = 0
 
   constructor(public seq: number) {}
 
-  /** The slots packed for counting, packed again after a change. */
+  /** The slots packed for counting. */
   get flat(): Packed {
-    if (this.packed === undefined) {
+    if (this.packed === undefined || this.changes > Math.max(REPACK_AFTER, this.group.length / 32)) {
       const categories = pack(this.group, this.categoriesOf)
       const tags = pack(this.group, this.tagsOf)
+      this.changes = 0
       this.packed = {
+        changed: new Uint8Array(this.group.length),
         group: new Int32Array(this.group),
         categoryStart: categories.start,
         categories: categories.flat,
@@ -137,6 +148,13 @@ class TenantFacets {
       }
     }
     return this.packed
+  }
+
+  private touch(slot: number) {
+    const packed = this.packed
+    if (packed === undefined || slot >= packed.changed.length || packed.changed[slot] === 1) return
+    packed.changed[slot] = 1
+    this.changes++
   }
 
   get size() {
@@ -152,12 +170,12 @@ class TenantFacets {
 
   /** Places a product in a group, with no categories or tags yet. */
   put(id: string, group: number) {
-    this.packed = undefined
     let slot = this.slotOf.get(id)
     if (slot === undefined) {
       slot = this.free.pop() ?? this.group.length
       this.slotOf.set(id, slot)
     }
+    this.touch(slot)
     this.group[slot] = group
     this.categoriesOf[slot] = NONE
     this.tagsOf[slot] = NONE
@@ -166,22 +184,24 @@ class TenantFacets {
   /** Files a placed product in a category. */
   file(id: string, category: string) {
     const slot = this.slotOf.get(id)
-    this.packed = undefined
-    if (slot !== undefined) this.categoriesOf[slot] = added(this.categoriesOf[slot]!, this.categories.of(category))
+    if (slot === undefined) return
+    this.touch(slot)
+    this.categoriesOf[slot] = added(this.categoriesOf[slot]!, this.categories.of(category))
   }
 
   /** Tags a placed product. */
   tag(id: string, tag: string) {
     const slot = this.slotOf.get(id)
-    this.packed = undefined
-    if (slot !== undefined) this.tagsOf[slot] = added(this.tagsOf[slot]!, this.tags.of(tag))
+    if (slot === undefined) return
+    this.touch(slot)
+    this.tagsOf[slot] = added(this.tagsOf[slot]!, this.tags.of(tag))
   }
 
   remove(id: string) {
     const slot = this.slotOf.get(id)
     if (slot === undefined) return
     this.slotOf.delete(id)
-    this.packed = undefined
+    this.touch(slot)
     this.group[slot] = -1
     this.categoriesOf[slot] = NONE
     this.tagsOf[slot] = NONE
@@ -330,15 +350,18 @@ const count = (facets: TenantFacets, { accepts, filter, subtree, tree }: FacetQu
   // Per category, the last product counted there: a product filed twice in one subtree counts once.
   const countedFor = new Int32Array(facets.categories.values.length).fill(-1)
 
-  const { group: groupOfSlot, categoryStart, categories: categoryList, tagStart, tags: tagList } = facets.flat
-  const slots = groupOfSlot.length
+  const packed = facets.flat
+  const slots = facets.group.length
   for (let slot = 0; slot < slots; slot++) {
-    const group = groupOfSlot[slot]!
+    const fresh = slot < packed.changed.length && packed.changed[slot] === 0
+    const group = fresh ? packed.group[slot]! : facets.group[slot]!
     if (group < 0) continue
-    const c0 = categoryStart[slot]!
-    const c1 = categoryStart[slot + 1]!
-    const t0 = tagStart[slot]!
-    const t1 = tagStart[slot + 1]!
+    const categoryList: ArrayLike<number> = fresh ? packed.categories : facets.categoriesOf[slot]!
+    const c0 = fresh ? packed.categoryStart[slot]! : 0
+    const c1 = fresh ? packed.categoryStart[slot + 1]! : categoryList.length
+    const tagList: ArrayLike<number> = fresh ? packed.tags : facets.tagsOf[slot]!
+    const t0 = fresh ? packed.tagStart[slot]! : 0
+    const t1 = fresh ? packed.tagStart[slot + 1]! : tagList.length
     let inCategory = true
     if (categoryFilter !== undefined) {
       inCategory = false

@@ -81,7 +81,7 @@ const FACET_INDEX_PRODUCTS = 1_000_000
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  // Postgres numbers events in the order they start, not the order they commit, so a copy
+  // Postgres numbers events as they are written, not as their transactions commit, so a copy
   // kept by event number could miss a write; it counts from its indexes every time.
   const facetIndex = sql.onDialectOrElse({
     sqlite: () => makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS }),
