@@ -52,9 +52,12 @@ export const productConditions = (
   if (filter.slug !== undefined) c.push(sql`p.slug = ${filter.slug}`)
   if (filter.categoryId !== undefined && !omit("categories")) {
     const ids = sql.in("pc.category_id", subtree ?? [filter.categoryId])
+    // Probing one product's links, SQLite would otherwise seek (category, product) once per
+    // category of the subtree; `+` leaves it one seek by product and a check of its few links.
+    const linkedTo = sql.onDialectOrElse({ sqlite: () => sql`+${ids}`, orElse: () => ids })
     c.push(
       dense.categories
-        ? sql`exists (select 1 from product_categories pc where pc.product_id = p.id and ${ids})`
+        ? sql`exists (select 1 from product_categories pc where pc.product_id = p.id and ${linkedTo})`
         : sql`p.id in (select pc.product_id from product_categories pc where ${ids})`
     )
   }
