@@ -48,7 +48,7 @@ const GroupRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
   productIds: Schema.String
 })))
 const ValueRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schema.String, productIds: Schema.String })))
-const EventRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: IntColumn, entityType: Schema.String, entityId: Schema.String, name: Schema.String })))
+const EventRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ entityType: Schema.String, entityId: Schema.String, name: Schema.String })))
 const SeqRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: Schema.NullOr(IntColumn) })))
 
 /** Distinct strings, numbered in the order first seen. */
@@ -229,7 +229,7 @@ export interface FacetIndexLimits {
  * products without naming them) has everything read again.
  *
  * Only where events are numbered in commit order (SQLite: one writer at a time). The filters
- * it answers are those on the counted columns, categories and tags; `undefined` otherwise.
+ * it answers (`answers`) are those on the counted columns, categories and tags.
  */
 export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimits) => {
   const tenants = new Map<string, TenantFacets>()
@@ -277,7 +277,7 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
       } else if (known === undefined || seq < known.seq) {
         facets = yield* rebuilt(organizationId, seq)
       } else {
-        const events = yield* sql`select seq, entity_type, entity_id, name from events
+        const events = yield* sql`select entity_type, entity_id, name from events
           where organization_id = ${organizationId} and seq > ${known.seq} and seq <= ${seq}
           order by seq limit ${CATCH_UP_LIMIT + 1}`.pipe(Effect.flatMap(EventRows))
         if (events.length > CATCH_UP_LIMIT || events.some(reshapes)) {
@@ -305,10 +305,10 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
     filter.search === undefined && filter.slug === undefined && filter.ids === undefined &&
     filter.updatedSince === undefined && filter.numeric === undefined
 
-  const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies | undefined, unknown> =>
-    !answers(question.filter) ? Effect.succeed(undefined) : Effect.map(current(organizationId), (facets) => count(facets, question))
+  const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies, unknown> =>
+    Effect.map(current(organizationId), (facets) => count(facets, question))
 
-  return { tallies }
+  return { answers, tallies }
 }
 
 export type FacetIndex = ReturnType<typeof makeFacetIndex>

@@ -101,9 +101,15 @@ const laterLinks = (sql: SqlClient.SqlClient, organizationId: string) =>
  * here; only products filed in several categories are read one by one, so that a product in
  * two categories of one subtree still counts once there.
  */
-const subtreeCounts = (sql: SqlClient.SqlClient, organizationId: string, scope: Scope, cap: number, anyMulti: boolean) =>
+const subtreeCounts = (
+  sql: SqlClient.SqlClient,
+  organizationId: string,
+  scope: Scope,
+  tree: ReadonlyArray<CategoryNode>,
+  cap: number,
+  anyMulti: boolean
+) =>
   Effect.gen(function*() {
-    const tree = yield* categoryTree(sql, organizationId)
     const direct = yield* directCounts(sql, scope).pipe(Effect.flatMap(DirectRows))
     const multi = !anyMulti ? [] : yield* sql`select pc.product_id, pc.category_id from ${scope.from}
       where ${scope.where} and pc.product_id in (${laterLinks(sql, organizationId)})`.pipe(Effect.flatMap(LinkRows))
@@ -168,10 +174,12 @@ export const facetsOf = (
     }
     const matchesAll = (g: Group) => matches.families(g) && matches.statuses(g) && matches.brands(g) && matches.connectors(g)
 
-    const tree = index === undefined ? undefined : yield* categoryTree(sql, organizationId)
-    const tallies: FacetTallies | undefined = index === undefined || tree === undefined
+    const fromMemory = index !== undefined && index.answers(filter) ? index : undefined
+    // The tree names the copy's categories and rolls subtree counts up.
+    const tree = fromMemory !== undefined || filter.includeDescendants ? yield* categoryTree(sql, organizationId) : []
+    const tallies: FacetTallies | undefined = fromMemory === undefined
       ? undefined
-      : yield* index.tallies(organizationId, { filter, accepts: matchesAll, subtree, tree })
+      : yield* fromMemory.tallies(organizationId, { filter, accepts: matchesAll, subtree, tree })
 
     // Most catalogs file each product in one category, which one probe tells; then a category
     // filter's products are its links, and the links carry what the facets count.
@@ -265,10 +273,10 @@ export const facetsOf = (
       ? { from: sql`product_categories pc`, where: sql.and(categoryLinks) }
       : scoped("categories", "product_categories", "pc")
 
-    const categoriesFound = tallies !== undefined && tree !== undefined
+    const categoriesFound = tallies !== undefined
       ? rankCategories(tallies.categories, tree, caps.categories)
       : filter.includeDescendants
-      ? yield* subtreeCounts(sql, organizationId, categoryScope, caps.categories, anyMulti)
+      ? yield* subtreeCounts(sql, organizationId, categoryScope, tree, caps.categories, anyMulti)
       : yield* sql`select c.id, c.slug, c.name, d.count
         from (${directCounts(sql, categoryScope)}) d join categories c on c.id = d.id
         order by d.count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
