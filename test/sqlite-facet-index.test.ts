@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { makeFacetIndex } from "../adapters/sql/ProductFacetIndex.js"
+import { type FacetIndex, type FacetQuestion, makeFacetIndex } from "../adapters/sql/ProductFacetIndex.js"
 import { facetsOf } from "../adapters/sql/ProductFacets.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { Brands } from "../core/catalog/Brands.js"
@@ -42,6 +42,7 @@ describe("sqlite: facets from memory", () => {
 
       const families = [yield* run(familyWith(tenant, "product", [])), yield* run(familyWith(tenant, "product", []))]
       const brandIds = [] as Array<string>
+      const deletedBrands = new Set<string>()
       for (const name of ["Acme", "Bolt", "Cirrus"]) brandIds.push((yield* run(brands.create({ name }))).id)
       const shoes = yield* run(categories.create({ name: "Shoes" }))
       const boots = yield* run(categories.create({ name: "Boots", parentId: shoes.id }))
@@ -55,15 +56,17 @@ describe("sqlite: facets from memory", () => {
       const randomProduct = () => ({
         familyId: pick(families).id,
         status: pick(STATUSES),
-        ...(random() < 0.8 ? { brandId: pick(brandIds) } : {}),
+        ...(random() < 0.8 ? { brandId: pick(brandIds.filter((id) => !deletedBrands.has(id))) } : {}),
         categoryIds: [...new Set(Array.from({ length: Math.floor(random() * 3) }, () => pick(categoryIds)))],
         tags: [...new Set(Array.from({ length: Math.floor(random() * 4) }, () => pick(TAGS)))]
       })
       const ids = [] as Array<string>
       for (let i = 0; i < 60; i++) ids.push((yield* run(products.create({ name: `product ${i}`, ...randomProduct() }))).id)
 
-      // One index for the whole test, so that later comparisons read a copy caught up through events.
-      const index = makeFacetIndex(sql, { maxProducts: 1_000_000 })
+      // One index for the whole test, so that later comparisons read a copy caught up through
+      // events; made a few products per step, so that the steps' boundaries are crossed often.
+      const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, buildStep: 7 })
+      const everything: FacetQuestion = { filter: { includeDescendants: false }, accepts: () => true, subtree: undefined, tree: [] }
       const filters = (): ReadonlyArray<ProductFilter> => {
         const base = { includeDescendants: false }
         const out: Array<ProductFilter> = [base, { includeDescendants: true }]
@@ -81,7 +84,10 @@ describe("sqlite: facets from memory", () => {
         { caps: { families: 50, statuses: 3, categories: 30, brands: 30, connectors: 20, tags: 30 }, includeEmpty: false },
         { caps: { families: 1, statuses: 3, categories: 2, brands: 2, connectors: 1, tags: 2 }, includeEmpty: true }
       ]
-      const compare = Effect.gen(function*() {
+      const compare = (index: FacetIndex) => Effect.gen(function*() {
+        yield* index.ready(organizationId)
+        // Counted from memory, not from the indexes as while a copy is being made.
+        expect(yield* uow.tenant(organizationId, index.tallies(organizationId, everything))).toBeDefined()
         let compared = 0
         for (const filter of filters()) {
           const subtree = filter.categoryId !== undefined && filter.includeDescendants ? subtreeOf(filter.categoryId) : undefined
@@ -95,7 +101,7 @@ describe("sqlite: facets from memory", () => {
         return compared
       }).pipe(Effect.orDie)
 
-      expect(yield* compare).toBeGreaterThan(50)
+      expect(yield* compare(index)).toBeGreaterThan(50)
       const first = yield* uow.tenant(organizationId, facetsOf(sql, organizationId, { includeDescendants: false }, undefined, options[0]!, index))
       expect(first.total).toBe(60)
 
@@ -103,16 +109,30 @@ describe("sqlite: facets from memory", () => {
       for (const id of ids.slice(20, 25)) yield* run(products.delete(id))
       for (let i = 0; i < 5; i++) yield* run(products.create({ name: `later ${i}`, ...randomProduct() }))
       yield* run(products.bulk(ids.slice(25, 35).map((id) => ({ op: "update", id, ...randomProduct() }))))
-      yield* compare
+      yield* compare(index)
       expect((yield* uow.tenant(organizationId, facetsOf(sql, organizationId, { includeDescendants: false }, undefined, options[0]!, index))).total)
         .toBe(60)
 
       // Deleting a brand or a category changes products that no product event names.
       yield* run(brands.delete(brandIds[1]!))
-      yield* compare
+      deletedBrands.add(brandIds[1]!)
+      yield* compare(index)
       yield* run(categories.delete(hiking.id))
       children.set(boots.id, [])
       categoryIds.splice(categoryIds.indexOf(hiking.id), 1)
-      yield* compare
+      yield* compare(index)
+
+      // A new copy is made in the background; until it is ready the indexes answer, and writes
+      // made meanwhile are read once it is.
+      const fresh = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, buildStep: 7 })
+      expect(yield* uow.tenant(organizationId, fresh.tallies(organizationId, everything))).toBeUndefined()
+      // Yielding lets the copy take a step between writes; the first products are read in its
+      // first step, before they are written to.
+      for (const id of ids.slice(0, 10)) {
+        yield* Effect.yieldNow()
+        yield* run(products.update(id, randomProduct()))
+      }
+      yield* run(products.delete(ids[10]!))
+      yield* compare(fresh)
     }).pipe(Effect.scoped), 60_000)
 })

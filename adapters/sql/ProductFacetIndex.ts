@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Fiber, FiberSet, Schema } from "effect"
 import { ProductStatus } from "../../core/products/Product.js"
 import type { ProductFilter } from "../../core/products/ProductFilter.js"
 import { chunksOf, IntColumn } from "./Columns.js"
@@ -49,6 +50,7 @@ const GroupRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
 })))
 const ValueRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schema.String, productIds: Schema.String })))
 const EventRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ entityType: Schema.String, entityId: Schema.String, name: Schema.String })))
+const CursorRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ createdAt: Schema.String, id: Schema.String })))
 const SeqRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: Schema.NullOr(IntColumn) })))
 
 /** Distinct strings, numbered in the order first seen. */
@@ -219,6 +221,14 @@ const CATCH_UP_LIMIT = 5_000
 export interface FacetIndexLimits {
   /** Products kept in memory over all organizations; the least recently counted go first. */
   readonly maxProducts: number
+  /** Products read per step of making a copy: a step is a few short statements, and requests run between steps. */
+  readonly buildStep: number
+}
+
+/** Where a step of making a copy starts: after this product in creation order. */
+interface Cursor {
+  readonly createdAt: string
+  readonly id: string
 }
 
 /**
@@ -228,68 +238,83 @@ export interface FacetIndexLimits {
  * by newer events are read again; a deleted brand, category or connector (which changes
  * products without naming them) has everything read again.
  *
+ * A copy is made in the background, a few thousand products at a time, so that neither the
+ * connection nor the event loop is held for long; until it is ready, `tallies` answers
+ * `undefined` and facets are counted from the indexes. Writes made while it is being made
+ * carry events newer than the one it started from, so the first look afterwards reads them.
+ *
  * Only where events are numbered in commit order (SQLite: one writer at a time). The filters
  * it answers (`answers`) are those on the counted columns, categories and tags.
  */
-export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimits) => {
-  const tenants = new Map<string, TenantFacets>()
+export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimits) =>
+  Effect.gen(function*() {
+    const tenants = new Map<string, TenantFacets>()
+    const building = new Map<string, Fiber.RuntimeFiber<void>>()
+    // Builds run in the layer's context, never in the transaction of the request that asked.
+    const fork = yield* FiberSet.runtime(yield* FiberSet.make<void>())<never>()
 
-  // Aggregated by what is counted, a few hundred rows carry every product: far fewer rows to
-  // read and decode than one per product, link or tag.
-  const readProducts = (facets: TenantFacets, organizationId: string, ids: ReadonlyArray<string> | undefined) =>
-    Effect.gen(function*() {
-      const only = (column: string) => (ids === undefined ? sql`1 = 1` : sql.in(column, ids))
-      const groups = yield* sql`select family_id, status, brand_id, source_connector_id, group_concat(id, ' ') as product_ids
-        from products where organization_id = ${organizationId} and ${only("id")}
-        group by family_id, status, brand_id, source_connector_id`.pipe(Effect.flatMap(GroupRows))
-      const links = yield* sql`select category_id as value, group_concat(product_id, ' ') as product_ids
-        from product_categories where organization_id = ${organizationId} and ${only("product_id")}
-        group by category_id`.pipe(Effect.flatMap(ValueRows))
-      const tags = yield* sql`select tag as value, group_concat(product_id, ' ') as product_ids
-        from product_tags where organization_id = ${organizationId} and ${only("product_id")}
-        group by tag`.pipe(Effect.flatMap(ValueRows))
-      for (const id of ids ?? []) facets.remove(id)
-      for (const g of groups) {
-        const group = facets.groupNumber({ familyId: g.familyId, status: g.status, brandId: g.brandId, connectorId: g.sourceConnectorId })
-        for (const id of g.productIds.split(" ")) facets.put(id, group)
-      }
-      for (const l of links) for (const id of l.productIds.split(" ")) facets.file(id, l.value)
-      for (const t of tags) for (const id of t.productIds.split(" ")) facets.tag(id, t.value)
-    })
-
-  const rebuilt = (organizationId: string, seq: number) =>
-    Effect.gen(function*() {
-      const facets = new TenantFacets(seq)
-      yield* readProducts(facets, organizationId, undefined)
-      return facets
-    })
-
-  /** The organization's copy as of its newest event; call inside the read's transaction. */
-  const current = (organizationId: string) =>
-    Effect.gen(function*() {
-      const [head] = yield* sql`select max(seq) as seq from events where organization_id = ${organizationId}`.pipe(Effect.flatMap(SeqRows))
-      const seq = head?.seq ?? 0
-      const known = tenants.get(organizationId)
-      tenants.delete(organizationId)
-      let facets: TenantFacets
-      if (known !== undefined && known.seq === seq) {
-        facets = known
-      } else if (known === undefined || seq < known.seq) {
-        facets = yield* rebuilt(organizationId, seq)
-      } else {
-        const events = yield* sql`select entity_type, entity_id, name from events
-          where organization_id = ${organizationId} and seq > ${known.seq} and seq <= ${seq}
-          order by seq limit ${CATCH_UP_LIMIT + 1}`.pipe(Effect.flatMap(EventRows))
-        if (events.length > CATCH_UP_LIMIT || events.some(reshapes)) {
-          facets = yield* rebuilt(organizationId, seq)
-        } else {
-          const ids = [...new Set(events.filter((e) => e.entityType === "product").map((e) => e.entityId))]
-          for (const chunk of chunksOf(ids, 500)) yield* readProducts(known, organizationId, chunk)
-          known.seq = seq
-          facets = known
+    // Aggregated by what is counted, a few hundred rows carry every product: far fewer rows to
+    // read and decode than one per product, link or tag.
+    const readProducts = (
+      facets: TenantFacets,
+      organizationId: string,
+      products: (column: string) => Fragment,
+      replacing: ReadonlyArray<string> = []
+    ) =>
+      Effect.gen(function*() {
+        const groups = yield* sql`select family_id, status, brand_id, source_connector_id, group_concat(id, ' ') as product_ids
+          from products where organization_id = ${organizationId} and ${products("id")}
+          group by family_id, status, brand_id, source_connector_id`.pipe(Effect.flatMap(GroupRows))
+        const links = yield* sql`select category_id as value, group_concat(product_id, ' ') as product_ids
+          from product_categories where organization_id = ${organizationId} and ${products("product_id")}
+          group by category_id`.pipe(Effect.flatMap(ValueRows))
+        const tags = yield* sql`select tag as value, group_concat(product_id, ' ') as product_ids
+          from product_tags where organization_id = ${organizationId} and ${products("product_id")}
+          group by tag`.pipe(Effect.flatMap(ValueRows))
+        for (const id of replacing) facets.remove(id)
+        for (const g of groups) {
+          const group = facets.groupNumber({ familyId: g.familyId, status: g.status, brandId: g.brandId, connectorId: g.sourceConnectorId })
+          for (const id of g.productIds.split(" ")) facets.put(id, group)
         }
-      }
+        for (const l of links) for (const id of l.productIds.split(" ")) facets.file(id, l.value)
+        for (const t of tags) for (const id of t.productIds.split(" ")) facets.tag(id, t.value)
+      })
+
+    const headOf = (organizationId: string) =>
+      sql`select max(seq) as seq from events where organization_id = ${organizationId}`.pipe(
+        Effect.flatMap(SeqRows),
+        Effect.map((rows) => rows[0]?.seq ?? 0)
+      )
+
+    /** The products after `from` and up to `to` in creation order (`products_created`). */
+    const between = (organizationId: string, from: Cursor | undefined, to: Cursor | undefined) => {
+      const range = sql.and([
+        from === undefined ? sql`1 = 1` : sql`(created_at, id) > (${from.createdAt}, ${from.id})`,
+        to === undefined ? sql`1 = 1` : sql`(created_at, id) <= (${to.createdAt}, ${to.id})`
+      ])
+      return (column: string) =>
+        column === "id" ? range : sql`${sql(column)} in (select id from products where organization_id = ${organizationId} and ${range})`
+    }
+
+    /** A new copy, read step by step; current as of the event newest when it started. */
+    const build = (organizationId: string) =>
+      Effect.gen(function*() {
+        const facets = new TenantFacets(yield* headOf(organizationId))
+        let from: Cursor | undefined
+        for (;;) {
+          const [to] = yield* sql`select created_at, id from products
+            where organization_id = ${organizationId} and ${between(organizationId, from, undefined)("id")}
+            order by created_at, id limit 1 offset ${limits.buildStep - 1}`.pipe(Effect.flatMap(CursorRows))
+          yield* readProducts(facets, organizationId, between(organizationId, from, to))
+          if (to === undefined) return facets
+          from = to
+          yield* Effect.yieldNow()
+        }
+      })
+
+    const remember = (organizationId: string, facets: TenantFacets) => {
       // Most recently used last; evict from the front.
+      tenants.delete(organizationId)
       tenants.set(organizationId, facets)
       let total = 0
       for (const t of tenants.values()) total += t.size
@@ -298,20 +323,77 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         tenants.delete(id)
         total -= t.size
       }
-      return facets
-    })
+    }
 
-  const answers = (filter: ProductFilter) =>
-    filter.search === undefined && filter.slug === undefined && filter.ids === undefined &&
-    filter.updatedSince === undefined && filter.numeric === undefined
+    const startBuild = (organizationId: string) => {
+      if (building.has(organizationId)) return
+      const fiber = fork(
+        build(organizationId).pipe(
+          Effect.tap((facets) => Effect.sync(() => remember(organizationId, facets))),
+          Effect.asVoid,
+          // Facets are counted from the indexes until a later request tries again.
+          Effect.catchAllCause((cause) => Effect.logWarning("making the facet copy failed", cause)),
+          Effect.ensuring(Effect.sync(() => building.delete(organizationId)))
+        )
+      )
+      building.set(organizationId, fiber)
+    }
 
-  const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies, unknown> =>
-    Effect.map(current(organizationId), (facets) => count(facets, question))
+    /**
+     * The organization's copy as of its newest event, caught up in place; call inside the
+     * read's transaction. Without a copy that can be caught up, one is made: here when
+     * `wait`, otherwise in the background, answering `undefined` meanwhile.
+     */
+    const current = (organizationId: string, wait: boolean): Effect.Effect<TenantFacets | undefined, unknown> =>
+      Effect.gen(function*() {
+        const seq = yield* headOf(organizationId)
+        const known = tenants.get(organizationId)
+        if (known !== undefined && known.seq < seq) {
+          const events = yield* sql`select entity_type, entity_id, name from events
+            where organization_id = ${organizationId} and seq > ${known.seq} and seq <= ${seq}
+            order by seq limit ${CATCH_UP_LIMIT + 1}`.pipe(Effect.flatMap(EventRows))
+          if (events.length <= CATCH_UP_LIMIT && !events.some(reshapes)) {
+            const ids = [...new Set(events.filter((e) => e.entityType === "product").map((e) => e.entityId))]
+            for (const chunk of chunksOf(ids, 500)) yield* readProducts(known, organizationId, (column) => sql.in(column, chunk), chunk)
+            known.seq = seq
+          }
+        }
+        if (known !== undefined && known.seq === seq) {
+          remember(organizationId, known)
+          return known
+        }
+        tenants.delete(organizationId)
+        if (!wait) {
+          startBuild(organizationId)
+          return undefined
+        }
+        const facets = yield* build(organizationId)
+        remember(organizationId, facets)
+        return yield* current(organizationId, true)
+      })
 
-  return { answers, tallies }
-}
+    const answers = (filter: ProductFilter) =>
+      filter.search === undefined && filter.slug === undefined && filter.ids === undefined &&
+      filter.updatedSince === undefined && filter.numeric === undefined
 
-export type FacetIndex = ReturnType<typeof makeFacetIndex>
+    /** The counts from the copy, or `undefined` while it is being made. */
+    const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies | undefined, unknown> =>
+      Effect.map(current(organizationId, false), (facets) => (facets === undefined ? undefined : count(facets, question)))
+
+    /** Waits for the copy being made, if any, and brings it up to date. */
+    const ready = (organizationId: string): Effect.Effect<void, unknown> =>
+      Effect.zipRight(
+        Effect.suspend(() => {
+          const fiber = building.get(organizationId)
+          return fiber === undefined ? Effect.void : Fiber.await(fiber)
+        }),
+        Effect.asVoid(current(organizationId, true))
+      )
+
+    return { answers, tallies, ready }
+  })
+
+export type FacetIndex = Effect.Effect.Success<ReturnType<typeof makeFacetIndex>>
 
 const count = (facets: TenantFacets, { accepts, filter, subtree, tree }: FacetQuestion): FacetTallies => {
   const groupCount = facets.groupOf.length

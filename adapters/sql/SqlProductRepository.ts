@@ -83,9 +83,9 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   // Postgres numbers events as they are written, not as their transactions commit, so a copy
   // kept by event number could miss a write; it counts from its indexes every time.
-  const facetIndex = sql.onDialectOrElse({
-    sqlite: () => makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS }),
-    orElse: () => undefined
+  const facetIndex = yield* sql.onDialectOrElse({
+    sqlite: () => makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS, buildStep: 5_000 }),
+    orElse: () => Effect.succeed(undefined)
   })
 
   const slugConflict = (writes: ReadonlyArray<ProductWrite>) =>
@@ -288,4 +288,4 @@ export const make = Effect.gen(function*() {
   })
 })
 
-export const layer = Layer.effect(ProductRepository, make)
+export const layer = Layer.scoped(ProductRepository, make)
