@@ -306,6 +306,19 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(receiver.received.filter((r) => r.path === "/doomed").map((r) => r.headers["x-service-event"])).toEqual(["webhook.test"])
         }))))
 
+    it.effect("queues only the events a connector subscribes to when they are written", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const crypto = yield* Crypto
+        const brand = () => Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "brand.created", entityType: "brand", entityId }))
+        yield* brand()
+        expect(yield* undispatched(organization.id)).toBe(0)
+        yield* install(tenant, "https://hooks.example.com/brands", ["brand.*"])
+        yield* brand()
+        yield* write(tenant, { name: "product.created", entityType: "product", entityId: yield* crypto.uuid })
+        expect(yield* undispatched(organization.id)).toBe(1)
+      }))
+
     it.effect("stops when its scope closes, holding no claims", () =>
       TestServices.provideLive(Effect.gen(function*() {
         const { organization, tenant } = yield* newTenant
@@ -329,6 +342,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const outbox = yield* Outbox
         const uow = yield* UnitOfWork
         const crypto = yield* Crypto
+        yield* install(tenant, "https://hooks.example.com/brands", ["brand.*"])
         yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
         // TestClock: far in the future, so earlier tests' events are claimable too; keep only ours.
         yield* TestClock.adjust("3650 days")
@@ -338,7 +352,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           events.filter((e) => e.organizationId === organization.id).map((e) => e.name)
 
         const byA = yield* uow.system(outbox.claim("dispatcher-a", iso(0), iso(30), 1000))
-        expect(ours(byA)).toEqual(["organization.created", "brand.created"])
+        expect(ours(byA)).toEqual(["brand.created"])
         expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(10), iso(40), 1000)))).toEqual([])
         // A wrote this event while its claim was live: the organization stays A's.
         yield* write(tenant, { name: "brand.updated", entityType: "brand", entityId: yield* crypto.uuid })
@@ -348,14 +362,14 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(31), iso(61), 1000)))).toEqual([])
         // Then A died; its lease ran out at +55 s.
         const byB = yield* uow.system(outbox.claim("dispatcher-b", iso(56), iso(86), 1000))
-        expect(ours(byB)).toEqual(["organization.created", "brand.created", "brand.updated"])
+        expect(ours(byB)).toEqual(["brand.created", "brand.updated"])
         const first = byB.find((e) => e.organizationId === organization.id)
         assert(first !== undefined)
         expect(yield* uow.system(outbox.complete("dispatcher-a", [first.id]))).toBe(false)
         expect(yield* uow.system(outbox.complete("dispatcher-b", [first.id]))).toBe(true)
         yield* uow.system(outbox.release("dispatcher-b"))
         yield* uow.system(outbox.release("dispatcher-a"))
-        expect(yield* undispatched(organization.id)).toBe(2)
+        expect(yield* undispatched(organization.id)).toBe(1)
       }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
 
     it.effect("claims a large backlog oldest first, one organization per dispatcher, with takeover", () =>
@@ -367,12 +381,14 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         // Whatever earlier tests left undelivered is held by a sweeper, so only our events are free.
         yield* uow.system(outbox.claim("sweeper", at(0), at(3600), 1_000_000))
         const big = yield* newTenant
+        yield* install(big.tenant, "https://hooks.example.com/big", ["product.*"])
         const emitFor = (tenant: Tenant) =>
           Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "product.updated", entityType: "product", entityId }))
         const bigIds: Array<string> = []
         const smallIds: Array<string> = []
         for (let i = 0; i < 60; i++) bigIds.push((yield* emitFor(big.tenant)).id)
         const small = yield* newTenant
+        yield* install(small.tenant, "https://hooks.example.com/small", ["product.*"])
         for (let i = 0; i < 3; i++) smallIds.push((yield* emitFor(small.tenant)).id)
         for (let i = 0; i < 240; i++) bigIds.push((yield* emitFor(big.tenant)).id)
         const claim = (holder: string, now: number, limit: number) =>
@@ -381,24 +397,23 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
             (events) => events.filter((e) => e.organizationId === big.organization.id || e.organizationId === small.organization.id).map((e) => e.id)
           )
 
-        // organization.created opens each organization's events.
         const byA = yield* claim("dispatcher-a", 1, 50)
-        expect(byA.slice(1)).toEqual(bigIds.slice(0, 49))
+        expect(byA).toEqual(bigIds.slice(0, 50))
         // The big organization is A's: B gets only the small one, all of it.
         const byB = yield* claim("dispatcher-b", 2, 50)
-        expect(byB.slice(1)).toEqual(smallIds)
+        expect(byB).toEqual(smallIds)
         expect(yield* claim("dispatcher-a", 3, 50)).toEqual([])
         expect(yield* claim("dispatcher-c", 3, 50)).toEqual([])
 
         expect(yield* uow.system(outbox.complete("dispatcher-a", byA))).toBe(true)
         // Free again, the big organization goes on where A stopped.
         const byB2 = yield* claim("dispatcher-b", 4, 50)
-        expect(byB2).toEqual(bigIds.slice(49, 99))
+        expect(byB2).toEqual(bigIds.slice(50, 100))
         // B died: both organizations are taken over at once, the oldest events first.
         const byC = yield* claim("dispatcher-c", 40, 60)
-        expect(byC).toEqual([...bigIds.slice(49, 60), byB[0], ...smallIds, ...bigIds.slice(60, 105)])
-        expect(yield* uow.system(outbox.complete("dispatcher-b", [bigIds[49] ?? ""]))).toBe(false)
+        expect(byC).toEqual([...bigIds.slice(50, 60), ...smallIds, ...bigIds.slice(60, 107)])
+        expect(yield* uow.system(outbox.complete("dispatcher-b", [bigIds[50] ?? ""]))).toBe(false)
         for (const holder of ["sweeper", "dispatcher-a", "dispatcher-b", "dispatcher-c"]) yield* uow.system(outbox.release(holder))
-        expect(yield* undispatched(big.organization.id)).toBe(301 - 50)
+        expect(yield* undispatched(big.organization.id)).toBe(300 - 50)
       }))
   })
