@@ -91,28 +91,67 @@ export const make = Effect.gen(function*() {
   const slugConflict = (writes: ReadonlyArray<ProductWrite>) =>
     new Conflict({ message: writes.length === 1 ? `product slug ${writes[0]?.product.slug} is taken` : "a product slug is taken" })
 
-  /** Tags, category links and sortable numbers of the products, in multi-row inserts. */
+  /** Tags, category links and sortable numbers of the products, as rows. */
+  const sideRows = (writes: ReadonlyArray<ProductWrite>) => ({
+    tags: writes.flatMap((w) => w.product.tags.map((tag) => ({ organizationId: w.product.organizationId, productId: w.product.id, tag }))),
+    links: writes.flatMap((w) =>
+      w.product.categoryIds.map((categoryId, position) => ({
+        organizationId: w.product.organizationId,
+        productId: w.product.id,
+        categoryId,
+        position,
+        familyId: w.product.familyId,
+        status: w.product.status,
+        brandId: w.product.brandId,
+        sourceConnectorId: w.product.sourceConnectorId
+      }))
+    ),
+    numbers: writes.flatMap((w) =>
+      w.index.numbers.map((n) => ({ organizationId: w.product.organizationId, productId: w.product.id, attributeId: n.attributeId, value: n.value }))
+    )
+  })
+
+  /** The side rows of new products, in multi-row inserts. */
   const insertSideRows = (writes: ReadonlyArray<ProductWrite>) =>
     Effect.gen(function*() {
-      const tags = writes.flatMap((w) => w.product.tags.map((tag) => ({ organizationId: w.product.organizationId, productId: w.product.id, tag })))
-      const links = writes.flatMap((w) =>
-        w.product.categoryIds.map((categoryId, position) => ({
-          organizationId: w.product.organizationId,
-          productId: w.product.id,
-          categoryId,
-          position,
-          familyId: w.product.familyId,
-          status: w.product.status,
-          brandId: w.product.brandId,
-          sourceConnectorId: w.product.sourceConnectorId
-        }))
-      )
-      const numbers = writes.flatMap((w) =>
-        w.index.numbers.map((n) => ({ organizationId: w.product.organizationId, productId: w.product.id, attributeId: n.attributeId, value: n.value }))
-      )
+      const { links, numbers, tags } = sideRows(writes)
       for (const chunk of chunks(tags)) yield* sql`insert into product_tags ${sql.insert(chunk)}`
       for (const chunk of chunks(links)) yield* sql`insert into product_categories ${sql.insert(chunk)}`
       for (const chunk of chunks(numbers)) yield* sql`insert into product_numbers ${sql.insert(chunk)}`
+    })
+
+  /** The product's rows in `table` whose `column` is none of `keep`. */
+  const deleteOthers = (table: string, productId: string, column: string, keep: ReadonlyArray<string>) =>
+    keep.length === 0
+      ? sql`delete from ${sql(table)} where product_id = ${productId}`
+      : sql`delete from ${sql(table)} where product_id = ${productId} and not ${sql.in(column, keep)}`
+
+  /**
+   * Brings an updated product's side rows in line with `write`, writing only the rows that
+   * differ: an update that leaves its tags, categories and numbers alone touches none of
+   * their indexes. Compared with what is stored, not with what the caller last read.
+   */
+  const syncSideRows = (write: ProductWrite) =>
+    Effect.gen(function*() {
+      const { id } = write.product
+      const { links, numbers, tags } = sideRows([write])
+      yield* deleteOthers("product_tags", id, "tag", tags.map((t) => t.tag))
+      if (tags.length > 0) yield* sql`insert into product_tags ${sql.insert(tags)} on conflict (product_id, tag) do nothing`
+      yield* deleteOthers("product_categories", id, "category_id", links.map((l) => l.categoryId))
+      if (links.length > 0) {
+        yield* sql`insert into product_categories ${sql.insert(links)} on conflict (product_id, category_id) do update set
+          position = excluded.position, family_id = excluded.family_id, status = excluded.status,
+          brand_id = excluded.brand_id, source_connector_id = excluded.source_connector_id
+          where product_categories.position <> excluded.position or product_categories.family_id <> excluded.family_id
+            or product_categories.status <> excluded.status
+            or product_categories.brand_id is distinct from excluded.brand_id
+            or product_categories.source_connector_id is distinct from excluded.source_connector_id`
+      }
+      yield* deleteOthers("product_numbers", id, "attribute_id", numbers.map((n) => n.attributeId))
+      if (numbers.length > 0) {
+        yield* sql`insert into product_numbers ${sql.insert(numbers)} on conflict (product_id, attribute_id) do update set
+          value = excluded.value where product_numbers.value <> excluded.value`
+      }
     })
 
   const withCategories = (rows: ReadonlyArray<Row>): Effect.Effect<ReadonlyArray<ProductRecord>> =>
@@ -246,10 +285,7 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const { id, organizationId, createdAt: _, createdBy: __, ...set } = productColumns(write)
         yield* sql`update products set ${sql.update(set)} where organization_id = ${organizationId} and id = ${id}`
-        yield* sql`delete from product_tags where product_id = ${id}`
-        yield* sql`delete from product_categories where product_id = ${id}`
-        yield* sql`delete from product_numbers where product_id = ${id}`
-        yield* insertSideRows([write])
+        yield* syncSideRows(write)
       }).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(slugConflict([write])) : Effect.die(e)))),
     delete: (organizationId, id) =>
       sql`delete from products where organization_id = ${organizationId} and id = ${id} returning id`.pipe(

@@ -362,6 +362,71 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.underB.brands.map((x) => x.count)).toEqual([2])
       }))
 
+    it.effect("keeps tags, category links and sort numbers in step with updates that change some of them", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const [a, b, c] = [yield* categories.create({ name: "A" }), yield* categories.create({ name: "B" }), yield* categories.create({ name: "C" })]
+          const acme = yield* brands.create({ name: "Acme" })
+          const other = yield* brands.create({ name: "Other" })
+          const price = (cents: number) => ({ price: val({ amount_cents: cents, currency: "EUR" }) })
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "p",
+            tags: ["keep", "drop"],
+            categoryIds: [a.id, b.id],
+            brandId: acme.id,
+            attributes: price(500)
+          })
+          const q = yield* products.create({ familyId: family.id, name: "q", attributes: price(700) })
+          const ids = (query: Parameters<typeof products.list>[0]) =>
+            Effect.map(products.list({ familyId: family.id, ...query }), (l) => l.data.map((x) => x.id))
+          const state = Effect.gen(function*() {
+            return {
+              keep: yield* ids({ tag: ["keep"] }),
+              drop: yield* ids({ tag: ["drop"] }),
+              added: yield* ids({ tag: ["added"] }),
+              inA: yield* ids({ categoryId: a.id }),
+              inB: yield* ids({ categoryId: b.id }),
+              inC: yield* ids({ categoryId: c.id }),
+              filed: (yield* products.list({ ids: [p.id] })).data[0]?.categoryIds,
+              byPrice: yield* ids({ sortBy: "attribute", sortAttribute: "price" }),
+              above600: yield* ids({ filterAttribute: "price", filterMin: 600 }),
+              otherInC: (yield* products.facets({ categoryId: c.id, brandId: other.id })).total,
+              otherInA: (yield* products.facets({ categoryId: a.id, brandId: other.id })).total
+            }
+          })
+          yield* products.update(p.id, { name: "p2" })
+          const renamed = yield* state
+          yield* products.update(p.id, { tags: ["keep", "added"], categoryIds: [c.id, b.id, a.id], brandId: other.id, attributes: price(900) })
+          const changed = yield* state
+          // Only the brand: the links stay, their copy of it must follow.
+          yield* products.update(p.id, { brandId: acme.id })
+          const filedUnder = (brandId: string) =>
+            Effect.map(products.facets({ familyId: family.id, brandId }), (f) => f.categories.map((x) => [x.id, x.count]))
+          const rebranded = { acme: yield* filedUnder(acme.id), other: yield* filedUnder(other.id) }
+          yield* products.update(p.id, { tags: [], categoryIds: [], attributes: { price: val(null) } })
+          const cleared = yield* state
+          return { ids: { p: p.id, q: q.id, a: a.id, b: b.id, c: c.id }, renamed, changed, rebranded, cleared }
+        }))
+        const { a, b, c, p, q } = result.ids
+        expect(result.renamed).toEqual({
+          keep: [p], drop: [p], added: [], inA: [p], inB: [p], inC: [], filed: [a, b], byPrice: [p, q], above600: [q], otherInC: 0, otherInA: 0
+        })
+        expect(result.changed).toEqual({
+          keep: [p], drop: [], added: [p], inA: [p], inB: [p], inC: [p], filed: [c, b, a], byPrice: [q, p], above600: [p, q], otherInC: 1, otherInA: 1
+        })
+        expect(result.rebranded.acme).toEqual(expect.arrayContaining([[a, 1], [b, 1], [c, 1]]))
+        expect(result.rebranded.acme).toHaveLength(3)
+        expect(result.rebranded.other).toEqual([])
+        expect(result.cleared).toEqual({
+          keep: [], drop: [], added: [], inA: [], inB: [], inC: [], filed: [], byPrice: [q, p], above600: [q], otherInC: 0, otherInA: 0
+        })
+      }))
+
     it.effect("counts category-filtered facets in step with the products' status, brand and family changes", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
