@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Schema } from "effect"
+import { Clock, Duration, Effect, Layer, Schema } from "effect"
 
 const Stale = Schema.decodeUnknown(Schema.Array(Schema.Struct({ relname: Schema.String })))
 
@@ -18,5 +18,7 @@ export const keepStatistics = (interval: Duration.DurationInput = Duration.secon
       Effect.flatMap((tables) => Effect.forEach(tables, ({ relname }) => sql`analyze (skip_locked) ${sql(relname)}`, { discard: true })),
       Effect.catchAllCause((cause) => Effect.logWarning("refreshing planner statistics failed", cause))
     )
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(interval), round)))
+    // Wall-clock time, whatever clock the caller runs on: this is upkeep, not behaviour (under
+    // a test clock moved on by years, it would wake once per interval in between).
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(interval), round)).pipe(Effect.withClock(Clock.make())))
   }))

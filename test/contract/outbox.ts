@@ -63,6 +63,9 @@ const eventually = <E, R>(check: Effect.Effect<boolean, E, R>) =>
     return yield* Effect.dieMessage("condition not reached in time")
   })
 
+/** A destination the test hosts allow where nothing listens: a dispatcher's delivery fails at once. */
+const NOWHERE = "http://127.0.0.1:9"
+
 const install = (tenant: Tenant, url: string, events?: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
   Effect.flatMap(Connectors, (c) =>
     inTenant(
@@ -313,7 +316,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const brand = () => Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "brand.created", entityType: "brand", entityId }))
         yield* brand()
         expect(yield* undispatched(organization.id)).toBe(0)
-        yield* install(tenant, "https://hooks.example.com/brands", ["brand.*"])
+        yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
         yield* brand()
         yield* write(tenant, { name: "product.created", entityType: "product", entityId: yield* crypto.uuid })
         expect(yield* undispatched(organization.id)).toBe(1)
@@ -342,7 +345,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const outbox = yield* Outbox
         const uow = yield* UnitOfWork
         const crypto = yield* Crypto
-        yield* install(tenant, "https://hooks.example.com/brands", ["brand.*"])
+        yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
         yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
         // TestClock: far in the future, so earlier tests' events are claimable too; keep only ours.
         yield* TestClock.adjust("3650 days")
@@ -381,14 +384,14 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         // Whatever earlier tests left undelivered is held by a sweeper, so only our events are free.
         yield* uow.system(outbox.claim("sweeper", at(0), at(3600), 1_000_000))
         const big = yield* newTenant
-        yield* install(big.tenant, "https://hooks.example.com/big", ["product.*"])
+        yield* install(big.tenant, `${NOWHERE}/big`, ["product.*"])
         const emitFor = (tenant: Tenant) =>
           Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "product.updated", entityType: "product", entityId }))
         const bigIds: Array<string> = []
         const smallIds: Array<string> = []
         for (let i = 0; i < 60; i++) bigIds.push((yield* emitFor(big.tenant)).id)
         const small = yield* newTenant
-        yield* install(small.tenant, "https://hooks.example.com/small", ["product.*"])
+        yield* install(small.tenant, `${NOWHERE}/small`, ["product.*"])
         for (let i = 0; i < 3; i++) smallIds.push((yield* emitFor(small.tenant)).id)
         for (let i = 0; i < 240; i++) bigIds.push((yield* emitFor(big.tenant)).id)
         const claim = (holder: string, now: number, limit: number) =>
