@@ -66,6 +66,47 @@ describe.runIf(available)("postgres row-level security", () => {
         expect(String(defect.cause)).toContain("row-level security")
       }))
 
+    it.effect("lets the application role read products through tenant_products only in its own organization", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const orgs = ["01900000-0000-7000-8000-0000000000d0", "01900000-0000-7000-8000-0000000000d1"]
+        for (const [i, id] of orgs.entries()) {
+          const familyId = `01900000-0000-7000-8000-0000000000e${i}`
+          yield* sql`insert into organizations ${sql.insert({ id, name: `View ${i}`, slug: `view-${i}`, createdAt: "t", updatedAt: "t" })}`
+          yield* sql`insert into attribute_families ${sql.insert({ id: familyId, organizationId: id, code: "f", entityKind: "product", label: "{}", createdAt: "t", updatedAt: "t" })}`
+          for (const n of [0, 1, 2].slice(0, i + 1)) {
+            yield* sql`insert into products ${
+              sql.insert({
+                id: `01900000-0000-7000-8000-000000000f${i}${n}`,
+                organizationId: id,
+                familyId,
+                name: "shared name",
+                slug: `p-${n}`,
+                status: "draft",
+                attributes: "{}",
+                tags: "[]",
+                searchText: " shared name ",
+                createdAt: "t",
+                updatedAt: "t"
+              })
+            }`
+          }
+        }
+        const searched = sql`select CAST(count(*) AS INTEGER) as n from tenant_products where search_text like '%shared%'`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Count)),
+          Effect.map((rows) => rows[0]?.n ?? -1)
+        )
+        expect(yield* sql.withTransaction(Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`), searched))).toBe(0)
+        expect(yield* uow.tenant(orgs[0] ?? "", searched)).toBe(1)
+        expect(yield* uow.tenant(orgs[1] ?? "", searched)).toBe(2)
+        const write = yield* Effect.exit(uow.tenant(orgs[0] ?? "", sql`update tenant_products set name = 'x'`))
+        assert(Exit.isFailure(write))
+        const refused = Cause.squash(write.cause)
+        assert(refused instanceof SqlError)
+        expect(String(refused.cause)).toContain("permission denied")
+      }))
+
     it.effect("puts every tenant table under forced row-level security", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient

@@ -6,6 +6,7 @@ import type { FacetCounts, FacetDimension, FacetOptions, ProductFilter } from ".
 import { IntColumn, JsonColumn } from "./Columns.js"
 import type { CategoryNode, FacetIndex, FacetTallies, Group } from "./ProductFacetIndex.js"
 import { linkConditions, productConditions } from "./ProductWhere.js"
+import { productsOf } from "./ProductSearch.js"
 
 const Label = JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String }))
 const FamilyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, code: Schema.String, label: Label, count: IntColumn })))
@@ -195,7 +196,7 @@ export const facetsOf = (
         group by pc.family_id, pc.status, pc.brand_id, pc.source_connector_id`
       : sql`select p.family_id, p.status, p.brand_id, p.source_connector_id as connector_id,
           cast(count(*) as integer) as count
-        from products p where ${sql.and(productConditions(sql, organizationId, filter, subtree, scalar))}
+        from ${productsOf(sql, filter)} where ${sql.and(productConditions(sql, organizationId, filter, subtree, scalar))}
         group by p.family_id, p.status, p.brand_id, p.source_connector_id`).pipe(Effect.flatMap(GroupRows))
 
     let total = 0
@@ -263,7 +264,7 @@ export const facetsOf = (
       return conditions.length === 1
         ? { from: sql`${sql.literal(link)} ${sql.literal(alias)}`, where: sql`${sql.literal(alias)}.organization_id = ${organizationId}` }
         : {
-          from: sql`products p cross join ${sql.literal(link)} ${sql.literal(alias)}`,
+          from: sql`${productsOf(sql, filter)} cross join ${sql.literal(link)} ${sql.literal(alias)}`,
           where: sql.and([sql`${sql.literal(alias)}.product_id = p.id`, ...conditions])
         }
     }

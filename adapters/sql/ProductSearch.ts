@@ -31,8 +31,8 @@ export const oneEditPatterns = (w: string): ReadonlyArray<string> => {
 }
 
 /**
- * FTS5 phrases of which a near miss of `w` at a word start contains at least one: one edit
- * leaves one half of ` w` intact, except a swap across the halves, whose results are listed.
+ * Strings of which a near miss of `w` at a word start contains at least one: one edit leaves
+ * one half of ` w` intact, except a swap across the halves, whose results are listed.
  */
 const candidatePhrases = (w: string): ReadonlyArray<string> => {
   const padded = ` ${w}`
@@ -58,15 +58,28 @@ export interface Search {
   readonly tiers: ReadonlyArray<SearchTier>
 }
 
+/**
+ * The products a query with `filter` reads, as `p`. On Postgres a search reads them through
+ * the `tenant_products` view (see its migration): under row-level security its `LIKE` and
+ * regular expression could use neither the trigram index nor the statistics.
+ */
+export const productsOf = (sql: SqlClient.SqlClient, filter: { readonly search?: string | undefined }): Fragment =>
+  filter.search === undefined ? sql`products p` : sql.onDialectOrElse({ pg: () => sql`tenant_products p`, orElse: () => sql`products p` })
+
 export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
   const ws = words(folded)
   return sql.onDialectOrElse({
     pg: () => {
       const exact = (w: string) => sql`p.search_text like ${`%${w}%`}`
-      const near = (w: string) => sql`p.search_text ~ ${` (${oneEditPatterns(w).map((p) => p.replaceAll("?", "[^ ]")).join("|")})`}`
+      // The regular expression alone is too loose for the trigram index; the candidates that
+      // every near miss contains are not, so the index finds the rows the expression checks.
+      const near = (w: string) =>
+        sql`(${sql.or(candidatePhrases(w).map((c) => sql`p.search_text like ${`%${c}%`}`))} and p.search_text ~ ${
+          ` (${oneEditPatterns(w).map((p) => p.replaceAll("?", "[^ ]")).join("|")})`
+        })`
       const all = sql.and(ws.map(exact))
       const where = sql.and(ws.map((w) => (typos(w) ? sql`(${exact(w)} or ${near(w)})` : exact(w))))
-      const tier = (condition: Fragment): SearchTier => ({ from: sql`products p`, where: condition, order: sql`p.id` })
+      const tier = (condition: Fragment): SearchTier => ({ from: sql`tenant_products p`, where: condition, order: sql`p.id` })
       return { where, tiers: ws.some(typos) ? [tier(all), tier(sql`${where} and not (${all})`)] : [tier(all)] }
     },
     orElse: () => {

@@ -10,7 +10,7 @@ import { chunksOf, IntColumn, JsonColumn, StoredValuesColumn, toJson } from "./C
 import { denseFilters } from "./ProductDensity.js"
 import { makeFacetIndex } from "./ProductFacetIndex.js"
 import { facetsOf } from "./ProductFacets.js"
-import { type SearchTier, searchOf } from "./ProductSearch.js"
+import { productsOf, type SearchTier, searchOf } from "./ProductSearch.js"
 import { productConditions } from "./ProductWhere.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -205,7 +205,7 @@ export const make = Effect.gen(function*() {
       const take = page.limit + 1
       let rows: ReadonlyArray<ProductRecord>
       if (sort.by === "attribute") {
-        rows = yield* attributeSorted(conditions, sort.attributeId, dir, take, page.offset)
+        rows = yield* attributeSorted(productsOf(sql, filter), conditions, sort.attributeId, dir, take, page.offset)
       } else if (sort.by === "relevance") {
         const others = productConditions(sql, organizationId, { ...filter, search: undefined }, subtree)
         const tiers = filter.search === undefined
@@ -214,12 +214,12 @@ export const make = Effect.gen(function*() {
         rows = yield* relevanceSorted(tiers, others, take, page.offset)
       } else {
         const column = sql.literal(SORT_COLUMNS[sort.by])
-        rows = yield* select(sql`select ${sql.literal(COLUMNS)} from products p where ${where(conditions)}
+        rows = yield* select(sql`select ${sql.literal(COLUMNS)} from ${productsOf(sql, filter)} where ${where(conditions)}
           order by ${column} ${dir}, p.id ${dir} limit ${take} offset ${page.offset}`)
       }
       // Counting visits every match, which the link-table lookups do best.
       const total = page.withTotal
-        ? yield* sql`select cast(count(*) as integer) as n from products p where ${where(productConditions(sql, organizationId, filter, subtree))}`.pipe(
+        ? yield* sql`select cast(count(*) as integer) as n from ${productsOf(sql, filter)} where ${where(productConditions(sql, organizationId, filter, subtree))}`.pipe(
           Effect.flatMap(CountRows),
           Effect.map((r) => r[0]?.n ?? 0),
           Effect.orDie
@@ -255,20 +255,20 @@ export const make = Effect.gen(function*() {
    * Products with the value in value order (an index walk), then those without it: the second
    * query runs only for the page that reaches past the last valued product.
    */
-  const attributeSorted = (conditions: ReadonlyArray<Fragment>, attributeId: string, dir: Fragment, take: number, offset: number) =>
+  const attributeSorted = (products: Fragment, conditions: ReadonlyArray<Fragment>, attributeId: string, dir: Fragment, take: number, offset: number) =>
     Effect.gen(function*() {
-      const valued = yield* select(sql`select ${sql.literal(COLUMNS)} from products p
+      const valued = yield* select(sql`select ${sql.literal(COLUMNS)} from ${products}
         join product_numbers n on n.product_id = p.id and n.attribute_id = ${attributeId}
         where ${where(conditions)} order by n.value ${dir}, p.id ${dir} limit ${take} offset ${offset}`)
       if (valued.length >= take) return valued
       let skip = 0
       if (valued.length === 0 && offset > 0) {
-        const [count] = yield* sql`select cast(count(*) as integer) as n from products p
+        const [count] = yield* sql`select cast(count(*) as integer) as n from ${products}
           join product_numbers n on n.product_id = p.id and n.attribute_id = ${attributeId}
           where ${where(conditions)}`.pipe(Effect.flatMap(CountRows), Effect.orDie)
         skip = Math.max(0, offset - (count?.n ?? 0))
       }
-      const missing = yield* select(sql`select ${sql.literal(COLUMNS)} from products p
+      const missing = yield* select(sql`select ${sql.literal(COLUMNS)} from ${products}
         where ${where(conditions)}
           and not exists (select 1 from product_numbers n where n.product_id = p.id and n.attribute_id = ${attributeId})
         order by p.id ${dir} limit ${take - valued.length} offset ${skip}`)

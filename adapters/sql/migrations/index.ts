@@ -12,6 +12,7 @@ import facetMultiLinks from "./0015_facet_multi_links.js"
 import dropSearchVector from "./0016_drop_search_vector.js"
 import facetLinkColumns from "./0017_facet_link_columns.js"
 import eventsByOrganization from "./0018_events_by_organization.js"
+import tenantProductsView from "./0019_tenant_products_view.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -28,5 +29,6 @@ export const migrations = {
   "15_facet_multi_links": facetMultiLinks,
   "16_drop_search_vector": dropSearchVector,
   "17_facet_link_columns": facetLinkColumns,
-  "18_events_by_organization": eventsByOrganization
+  "18_events_by_organization": eventsByOrganization,
+  "19_tenant_products_view": tenantProductsView
 }
