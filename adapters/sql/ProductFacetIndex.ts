@@ -38,6 +38,11 @@ export interface FacetQuestion {
   readonly subtree: ReadonlyArray<string> | undefined
   /** The organization's categories, to count subtrees. */
   readonly tree: ReadonlyArray<CategoryNode>
+  /**
+   * The products that pass the filters the copy does not hold (search, slug, ids,
+   * `updatedSince`, an attribute range), when one applies; read by the caller.
+   */
+  readonly only?: ReadonlyArray<string> | undefined
 }
 
 /** Rows that name their products as one space-separated list (ids and canonical tags hold no spaces). */
@@ -133,6 +138,16 @@ class TenantFacets {
   private changes = 0
 
   constructor(public seq: number) {}
+
+  /** A mark per slot: 1 for the slots of `ids` (products the copy does not hold are left out). */
+  marks(ids: ReadonlyArray<string>): Uint8Array {
+    const out = new Uint8Array(this.group.length)
+    for (const id of ids) {
+      const slot = this.slotOf.get(id)
+      if (slot !== undefined) out[slot] = 1
+    }
+    return out
+  }
 
   /** The slots packed for counting. */
   get flat(): Packed {
@@ -243,8 +258,9 @@ interface Cursor {
  * `undefined` and facets are counted from the indexes. Writes made while it is being made
  * carry events newer than the one it started from, so the first look afterwards reads them.
  *
- * Only where events are numbered in commit order (SQLite: one writer at a time). The filters
- * it answers (`answers`) are those on the counted columns, categories and tags.
+ * Only where events are numbered in commit order (SQLite: one writer at a time). It holds the
+ * counted columns, categories and tags; the products that pass the other filters are read by
+ * the caller and named in the question (`only`).
  */
 export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimits) =>
   Effect.gen(function*() {
@@ -372,10 +388,6 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         return yield* current(organizationId, true)
       })
 
-    const answers = (filter: ProductFilter) =>
-      filter.search === undefined && filter.slug === undefined && filter.ids === undefined &&
-      filter.updatedSince === undefined && filter.numeric === undefined
-
     /** The counts from the copy, or `undefined` while it is being made. */
     const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies | undefined, unknown> =>
       Effect.map(current(organizationId, false), (facets) => (facets === undefined ? undefined : count(facets, question)))
@@ -390,13 +402,14 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         Effect.asVoid(current(organizationId, true))
       )
 
-    return { answers, tallies, ready }
+    return { tallies, ready }
   })
 
 export type FacetIndex = Effect.Effect.Success<ReturnType<typeof makeFacetIndex>>
 
-const count = (facets: TenantFacets, { accepts, filter, subtree, tree }: FacetQuestion): FacetTallies => {
+const count = (facets: TenantFacets, { accepts, filter, only, subtree, tree }: FacetQuestion): FacetTallies => {
   const groupCount = facets.groupOf.length
+  const allowed = only === undefined ? undefined : facets.marks(only)
   const groupOk = new Uint8Array(groupCount)
   for (let g = 0; g < groupCount; g++) groupOk[g] = accepts(facets.groupOf[g]!) ? 1 : 0
 
@@ -437,7 +450,7 @@ const count = (facets: TenantFacets, { accepts, filter, subtree, tree }: FacetQu
   for (let slot = 0; slot < slots; slot++) {
     const fresh = slot < packed.changed.length && packed.changed[slot] === 0
     const group = fresh ? packed.group[slot]! : facets.group[slot]!
-    if (group < 0) continue
+    if (group < 0 || (allowed !== undefined && allowed[slot] !== 1)) continue
     const categoryList: ArrayLike<number> = fresh ? packed.categories : facets.categoriesOf[slot]!
     const c0 = fresh ? packed.categoryStart[slot]! : 0
     const c1 = fresh ? packed.categoryStart[slot + 1]! : categoryList.length

@@ -73,6 +73,20 @@ const TreeRows = Schema.decodeUnknown(
 const categoryTree = (sql: SqlClient.SqlClient, organizationId: string) =>
   sql`select id, parent_id, slug, name from categories where organization_id = ${organizationId}`.pipe(Effect.flatMap(TreeRows))
 
+/**
+ * The products that pass the filters a facet copy does not hold (search, slug, ids,
+ * `updatedSince`, an attribute range), or `undefined` when none applies.
+ */
+const outsideTheCopy = (sql: SqlClient.SqlClient, organizationId: string, filter: ProductFilter) => {
+  const { ids, numeric, search, slug, updatedSince } = filter
+  if ([ids, numeric, search, slug, updatedSince].every((f) => f === undefined)) return Effect.succeed(undefined)
+  const rest: ProductFilter = { includeDescendants: false, ids, numeric, search, slug, updatedSince }
+  return sql`select p.id from ${productsOf(sql, rest)} where ${sql.and(productConditions(sql, organizationId, rest, undefined))}`.pipe(
+    Effect.flatMap(IdRows),
+    Effect.map((rows) => rows.map((r) => r.id))
+  )
+}
+
 /** Categories by count, largest first, ties by name, at most `cap`; those not in `tree` or counting nothing left out. */
 const rankCategories = (counts: ReadonlyMap<string, number>, tree: ReadonlyArray<CategoryNode>, cap: number) => {
   const byId = new Map(tree.map((c) => [c.id, c]))
@@ -175,12 +189,11 @@ export const facetsOf = (
     }
     const matchesAll = (g: Group) => matches.families(g) && matches.statuses(g) && matches.brands(g) && matches.connectors(g)
 
-    const fromMemory = index !== undefined && index.answers(filter) ? index : undefined
     // The tree names the copy's categories and rolls subtree counts up.
-    const tree = fromMemory !== undefined || filter.includeDescendants ? yield* categoryTree(sql, organizationId) : []
-    const tallies: FacetTallies | undefined = fromMemory === undefined
+    const tree = index !== undefined || filter.includeDescendants ? yield* categoryTree(sql, organizationId) : []
+    const tallies: FacetTallies | undefined = index === undefined
       ? undefined
-      : yield* fromMemory.tallies(organizationId, { filter, accepts: matchesAll, subtree, tree })
+      : yield* index.tallies(organizationId, { filter, accepts: matchesAll, subtree, tree, only: yield* outsideTheCopy(sql, organizationId, filter) })
 
     // Most catalogs file each product in one category, which one probe tells; then a category
     // filter's products are its links, and the links carry what the facets count.
