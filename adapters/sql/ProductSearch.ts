@@ -31,14 +31,25 @@ export const oneEditPatterns = (w: string): ReadonlyArray<string> => {
 }
 
 /**
- * Strings of which a near miss of `w` at a word start contains at least one: one edit leaves
- * one half of ` w` intact, except a swap across the halves, whose results are listed.
+ * What a near miss of `w` at a word start contains: alternatives, each a few strings found
+ * together. One edit leaves one half of ` w` intact, and that half stands for every near miss
+ * that keeps it. A half shorter than `shortestHalf` is not used: the near misses that keep
+ * only such a half are named by their own fixed parts instead (the pieces around the edited
+ * character of three characters or more; each near miss of a word of 5 characters or more
+ * has one). A half of three characters is one trigram, found in far too many texts.
  */
-const candidatePhrases = (w: string): ReadonlyArray<string> => {
+export const nearCandidates = (w: string, shortestHalf: number): ReadonlyArray<ReadonlyArray<string>> => {
   const padded = ` ${w}`
   const m = Math.ceil(padded.length / 2)
-  const swap = w.slice(0, m - 2) + w[m - 1] + w[m - 2] + w.slice(m)
-  return [padded.slice(0, m), padded.slice(m), ` ${swap}`]
+  const halves = [padded.slice(0, m), padded.slice(m)].filter((h) => h.length >= shortestHalf)
+  const out = new Map<string, ReadonlyArray<string>>(halves.map((h) => [h, [h]]))
+  for (const pattern of oneEditPatterns(w)) {
+    const pieces = ` ${pattern}`.split("?")
+    if (halves.some((h) => pieces.some((piece) => piece.includes(h)))) continue
+    const fixed = pieces.filter((piece) => piece.length >= 3)
+    out.set(fixed.join("?"), fixed)
+  }
+  return [...out.values()]
 }
 
 const phrase = (s: string) => `"${s}"`
@@ -73,8 +84,10 @@ export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
       const exact = (w: string) => sql`p.search_text like ${`%${w}%`}`
       // The regular expression alone is too loose for the trigram index; the candidates that
       // every near miss contains are not, so the index finds the rows the expression checks.
+      // Postgres scans for a common word and checks the candidates on every row it reads, so
+      // the halves, however short, cost less there than the many parts that replace them.
       const near = (w: string) =>
-        sql`(${sql.or(candidatePhrases(w).map((c) => sql`p.search_text like ${`%${c}%`}`))} and p.search_text ~ ${
+        sql`(${sql.or(nearCandidates(w, 3).map((all) => sql.and(all.map((c) => sql`p.search_text like ${`%${c}%`}`))))} and p.search_text ~ ${
           ` (${oneEditPatterns(w).map((p) => p.replaceAll("?", "[^ ]")).join("|")})`
         })`
       const all = sql.and(ws.map(exact))
@@ -89,7 +102,7 @@ export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
       const glob = (w: string) => sql.or(oneEditPatterns(w).map((p) => sql`p.search_text glob ${`* ${p.replaceAll("?", "[^ ]")}*`}`))
       const exactAll = indexed.map((w) => phrase(w)).join(" AND ")
       const anyAll = indexed
-        .map((w) => `(${[w, ...(typos(w) ? candidatePhrases(w) : [])].map(phrase).join(" OR ")})`)
+        .map((w) => `(${[phrase(w), ...(typos(w) ? nearCandidates(w, 4).map((all) => `(${all.map(phrase).join(" AND ")})`) : [])].join(" OR ")})`)
         .join(" AND ")
       const verified = indexed.filter(typos).map((w) => sql`(instr(p.search_text, ${w}) > 0 or ${glob(w)})`)
       const tier = (match: string, rest: ReadonlyArray<Fragment>): SearchTier => ({
