@@ -165,6 +165,13 @@ export const facetsOf = (
   index?: FacetIndex
 ): Effect.Effect<FacetCounts, unknown> =>
   Effect.gen(function*() {
+    // Without a copy, each dimension's query would check the search on every text again (and
+    // the near misses with a regular expression): it is checked once, and its matches counted.
+    if (index === undefined && filter.search !== undefined) {
+      const ids = yield* outsideTheCopy(sql, organizationId, filter)
+      const matched: ProductFilter = { ...filter, search: undefined, slug: undefined, updatedSince: undefined, numeric: undefined, ids }
+      return yield* facetsOf(sql, organizationId, matched, subtree, options)
+    }
     const caps = options.caps
     const scalar: ReadonlyArray<FacetDimension> = ["families", "statuses", "brands", "connectors"]
     const notIn = (column: string, ids: ReadonlyArray<string>) => (ids.length === 0 ? sql`1 = 1` : sql`not ${sql.in(column, ids)}`)

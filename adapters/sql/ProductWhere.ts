@@ -61,7 +61,11 @@ export const productConditions = (
         : sql`p.id in (select pc.product_id from product_categories pc where ${ids})`
     )
   }
-  if (filter.ids !== undefined) c.push(filter.ids.length === 0 ? sql`1 = 0` : sql.in("p.id", filter.ids))
+  if (filter.ids !== undefined) {
+    // Postgres takes any number of ids as one array (a search's matches, for facets).
+    const ids = filter.ids
+    c.push(ids.length === 0 ? sql`1 = 0` : sql.onDialectOrElse({ pg: () => sql`p.id = any(${ids}::uuid[])`, orElse: () => sql.in("p.id", ids) }))
+  }
   if (filter.tags !== undefined && !omit("tags")) {
     for (const tag of filter.tags) {
       c.push(

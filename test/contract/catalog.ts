@@ -301,6 +301,55 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.listed.data.every((p) => p.thumbnailUrl === null && p.categoryIds.length === 1)).toBe(true)
       }))
 
+    it.effect("counts facets over a search's matches, near misses included, with the other filters applied", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const shoes = yield* (yield* Categories).create({ name: "Shoes" })
+          const acme = yield* (yield* Brands).create({ name: "Acme" })
+          const mk = (name: string, status: "draft" | "active", more: { categoryIds?: Array<string>; brandId?: string; tags?: Array<string> }) =>
+            products.create({ familyId: family.id, name, status, attributes: { weight: val(1) }, ...more })
+          yield* mk("Red jacket", "active", { categoryIds: [shoes.id], brandId: acme.id, tags: ["x"] })
+          yield* mk("Blue jakcet", "draft", { categoryIds: [shoes.id] })
+          yield* mk("Green jacket", "draft", { brandId: acme.id, tags: ["x", "y"] })
+          yield* mk("Lamp", "active", { categoryIds: [shoes.id], brandId: acme.id, tags: ["x"] })
+          const summary = (f: Effect.Effect.Success<ReturnType<typeof products.facets>>) => ({
+            total: f.total,
+            statuses: f.statuses,
+            categories: f.categories.map((c) => c.count),
+            brands: f.brands.map((b) => b.count),
+            tags: f.tags
+          })
+          return {
+            all: summary(yield* products.facets({ q: "jacket" })),
+            active: summary(yield* products.facets({ q: "jacket", status: "active" })),
+            filed: summary(yield* products.facets({ q: "jacket", categoryId: shoes.id }))
+          }
+        }))
+        expect(result.all).toEqual({
+          total: 3,
+          statuses: [{ value: "draft", count: 2 }, { value: "active", count: 1 }],
+          categories: [2],
+          brands: [2],
+          tags: [{ value: "x", count: 2 }, { value: "y", count: 1 }]
+        })
+        expect(result.active).toEqual({
+          total: 1,
+          statuses: [{ value: "draft", count: 2 }, { value: "active", count: 1 }],
+          categories: [1],
+          brands: [1],
+          tags: [{ value: "x", count: 1 }]
+        })
+        expect(result.filed).toEqual({
+          total: 2,
+          statuses: [{ value: "active", count: 1 }, { value: "draft", count: 1 }],
+          categories: [2],
+          brands: [1],
+          tags: [{ value: "x", count: 1 }]
+        })
+      }))
+
     it.effect("counts a product once under an ancestor even when it is filed in two of its categories", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
