@@ -99,7 +99,15 @@ export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
       // FTS5 trigram phrases need three characters; shorter words are checked on the row.
       const indexed = ws.filter((w) => w.length >= 3)
       const short = ws.filter((w) => w.length < 3).map((w) => sql`instr(p.search_text, ${w}) > 0`)
-      const glob = (w: string) => sql.or(oneEditPatterns(w).map((p) => sql`p.search_text glob ${`* ${p.replaceAll("?", "[^ ]")}*`}`))
+      // A near miss without a wildcard is a plain substring, which `instr` finds far faster than
+      // `GLOB` (those are checked first); the others need `GLOB`.
+      const glob = (w: string) => {
+        const patterns = oneEditPatterns(w)
+        return sql.or([
+          ...patterns.filter((p) => !p.includes("?")).map((p) => sql`instr(p.search_text, ${` ${p}`}) > 0`),
+          ...patterns.filter((p) => p.includes("?")).map((p) => sql`p.search_text glob ${`* ${p.replaceAll("?", "[^ ]")}*`}`)
+        ])
+      }
       const exactAll = indexed.map((w) => phrase(w)).join(" AND ")
       const anyAll = indexed
         .map((w) => `(${[phrase(w), ...(typos(w) ? nearCandidates(w, 4).map((all) => `(${all.map(phrase).join(" AND ")})`) : [])].join(" OR ")})`)
