@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { MAX_TAGS } from "../catalog/Tags.js"
-import { DateTimeString, maxCharacters, NonEmptyString, strict, Uuid } from "../shared/Fields.js"
+import { DateTimeString, IntegerText, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
 import { ProductStatus } from "./Product.js"
 
 /** A query boolean: `true`, `false`, `1` or `0`. */
@@ -11,12 +11,12 @@ export const BooleanParam = Schema.transform(
 )
 
 const IntParam = (min: number, max: number, message: string) =>
-  Schema.NumberFromString.pipe(
+  IntegerText(message).pipe(
     Schema.int({ message: () => message }),
     Schema.between(min, max, { message: () => message })
   ).annotations({ message: () => message })
 
-const NumberParam = Schema.NumberFromString.pipe(Schema.finite({ message: () => "must be a number" })).annotations({
+const NumberParam = NumberText("must be a number").pipe(Schema.finite({ message: () => "must be a number" })).annotations({
   message: () => "must be a number"
 })
 

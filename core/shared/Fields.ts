@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
-/** Refuses keys the schema does not declare (instead of dropping them silently). */
-export const strict = { parseOptions: { onExcessProperty: "error" } } as const
+/** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
+export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
 
 export const Uuid = Schema.UUID.annotations({ message: () => "must be a UUID" })
 
@@ -13,6 +13,17 @@ export const Slug = Schema.String.pipe(
 export const Code = Schema.String.pipe(
   Schema.pattern(/^[a-z][a-z0-9_]*$/, { message: () => "must match ^[a-z][a-z0-9_]*$" })
 )
+
+/**
+ * A query integer written in decimal digits ("12", "-3"). `Number` alone would also take hex,
+ * exponents, a "+" and blanks around the digits ("0x10", "1e2", " 5").
+ */
+export const IntegerText = (message: string) =>
+  Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d+$/, { message: () => message })), Schema.NumberFromString)
+
+/** A query number in decimal notation, with an optional fraction and exponent ("-3", "12.5", "1e3"). */
+export const NumberText = (message: string) =>
+  Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, { message: () => message })), Schema.NumberFromString)
 
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
 

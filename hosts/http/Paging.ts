@@ -1,8 +1,9 @@
 import { Schema } from "effect"
+import { IntegerText } from "../../core/shared/Fields.js"
 
 /** An integer query parameter within bounds (query values arrive as text). */
 export const IntegerParam = (min: number, max: number) =>
-  Schema.NumberFromString.pipe(
+  IntegerText("must be an integer").pipe(
     Schema.int({ message: () => "must be an integer" }),
     Schema.between(min, max, { message: () => `must be between ${min} and ${max}` })
   )

@@ -24,6 +24,20 @@ describe("GET /v1/products query validation", () => {
     }
   })
 
+  it("names every unknown key and every bad value at once, one issue each", async () => {
+    const r = await t.req("GET", "/v1/products?colour=red&size=xl&limit=x")
+    expect(r.status).toBe(422)
+    expect(r.json.error.details.issues.map((i: { path: Array<string> }) => i.path)).toEqual([["colour"], ["size"], ["limit"]])
+  })
+
+  it("takes integers and numbers only in decimal notation", async () => {
+    for (const q of ["limit=0x10", "limit=1e1", "limit=%2B5", "limit=5%20", "offset=%205", "filterAttribute=x&filterMin=0x10", "filterAttribute=x&filterMax=Infinity"]) {
+      const r = await t.req("GET", `/v1/products?${q}`)
+      expect([q, r.status, r.json.error.details.issues[0].path[0]]).toEqual([q, 422, q.split("&").at(-1)?.split("=")[0]])
+    }
+    expect((await t.req("GET", "/v1/products?limit=5&offset=0")).status).toBe(200)
+  })
+
   it("canonicalizes ?tag= as on write and takes ids repeated or comma-separated", async () => {
     const a = await t.req("POST", "/v1/products", { body: { familyId, name: "A", tags: ["Été Sale"] } })
     const b = await t.req("POST", "/v1/products", { body: { familyId, name: "B" } })
