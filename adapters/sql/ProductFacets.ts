@@ -246,11 +246,11 @@ export const facetsOf = (
         where f.organization_id = ${organizationId} and f.entity_kind = 'product' and ${notIn("f.id", familiesFound.map((f) => f.id))}
         order by f.code limit ${room}`.pipe(Effect.flatMap(FamilyRows)))
 
-    const statusFound = top(statusCounts, STATUSES.length, (s) => s).flatMap(([value, count]) =>
+    const statusFound = top(statusCounts, caps.statuses, (s) => s).flatMap(([value, count]) =>
       STATUSES.filter((s) => s === value).map((s) => ({ value: s, count }))
     )
     const statuses = options.includeEmpty
-      ? [...statusFound, ...STATUSES.filter((s) => !statusFound.some((f) => f.value === s)).map((value) => ({ value, count: 0 }))]
+      ? [...statusFound, ...STATUSES.filter((s) => !statusCounts.has(s)).map((value) => ({ value, count: 0 }))].slice(0, caps.statuses)
       : statusFound
 
     const brandRows = brandCounts.size === 0 ? [] : yield* sql`select b.id, b.name, 0 as count from brands b

@@ -213,7 +213,9 @@ export const makeProducts = Effect.gen(function*() {
       Effect.gen(function*() {
         const filter = yield* filterOf(organizationId, query)
         const cap = query.facetLimit
-        const caps = cap === undefined ? DEFAULT_CAPS : { ...DEFAULT_CAPS, families: cap, categories: cap, brands: cap, connectors: cap, tags: cap }
+        const caps = cap === undefined
+          ? DEFAULT_CAPS
+          : { families: cap, statuses: cap, categories: cap, brands: cap, connectors: cap, tags: cap }
         const counts = yield* repo.facets(organizationId, filter, { caps, includeEmpty: query.includeEmpty ?? false })
         const defaults = yield* orgDefaults(organizationId)
         const labelOf = (label: Readonly<Record<string, string>>): string | null =>

@@ -100,10 +100,14 @@ describe("products over HTTP", () => {
 
   it("answers facets with every dimension, capped by facetLimit", async () => {
     for (const tag of ["x1", "x2", "x3"]) await t.req("POST", "/v1/products", { body: { familyId, name: tag, tags: [tag] } })
-    const r = await t.req("GET", "/v1/products/facets?facetLimit=2&sortBy=name")
+    await t.req("POST", "/v1/products", { body: { familyId, name: "archived", status: "archived" } })
+    const r = await t.req("GET", "/v1/products/facets?facetLimit=1&sortBy=name")
     expect(r.status).toBe(200)
     expect(Object.keys(r.json).sort()).toEqual(["brands", "categories", "connectors", "families", "statuses", "tags", "total"])
-    expect(r.json.tags).toHaveLength(2)
+    expect(r.json.tags).toHaveLength(1)
+    expect(r.json.statuses).toHaveLength(1)
+    const all = await t.req("GET", "/v1/products/facets")
+    expect(all.json.statuses.length).toBeGreaterThan(1)
     expect((await t.req("GET", "/v1/products/facets?facetLimit=501")).status).toBe(422)
   })
 })
