@@ -60,11 +60,11 @@ const scopeIssues = (
   const at = () => [...path, key]
   if (!Object.hasOwn(entry, key)) return [{ path: at(), message: `${key} is required (null or a string)`, code: "required" }]
   const value = entry[key]
+  // Null is always allowed: on a localizable (scopable) attribute it is the value for every
+  // locale (channel) that has none of its own.
+  if (value === null) return []
   const enabled = key === "locale" ? spec.isLocalizable : spec.isScopable
   const adjective = key === "locale" ? "localizable" : "scopable"
-  if (value === null) {
-    return enabled ? [{ path: at(), message: `must be a ${key}: attribute ${spec.code} is ${adjective}`, code: `${key}_required` }] : []
-  }
   if (typeof value !== "string" || value.length === 0) {
     return [{ path: at(), message: `must be null or a non-empty string`, code: "invalid_type" }]
   }
@@ -152,7 +152,8 @@ const isEmpty = (value: unknown): boolean =>
 
 /**
  * DESIGN.md: filled when it has a non-empty value at the organization's default locale and
- * channel (or at null where not localizable / not scopable). Where the organization sets no
+ * channel (or at null where not localizable / not scopable). A null locale (channel) is the
+ * value for every locale (channel), the default one included. Where the organization sets no
  * default locale (channel), a value at any locale (channel) counts.
  */
 export const isFilled = (
@@ -162,6 +163,6 @@ export const isFilled = (
 ): boolean =>
   (entries ?? []).some((e) =>
     !isEmpty(e.value) &&
-    (spec.isLocalizable ? scope.locale === null || e.locale === scope.locale : e.locale === null) &&
-    (spec.isScopable ? scope.channel === null || e.channel === scope.channel : e.channel === null)
+    (e.locale === null || (spec.isLocalizable && (scope.locale === null || e.locale === scope.locale))) &&
+    (e.channel === null || (spec.isScopable && (scope.channel === null || e.channel === scope.channel)))
   )

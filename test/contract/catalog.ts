@@ -135,11 +135,19 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
           const p = yield* products.create({
             familyId: family.id,
             name: "Book",
-            attributes: { title: [{ locale: "de", channel: null, value: "Buch" }, { locale: "en", channel: null, value: "Book" }], blurb: val("plain") }
+            attributes: {
+              title: [{ locale: "de", channel: null, value: "Buch" }, { locale: null, channel: null, value: "Livre" }],
+              blurb: val("plain")
+            }
           })
-          return { de: yield* products.get(p.id, { locale: "de" }), raw: yield* products.get(p.id, {}) }
+          return {
+            de: yield* products.get(p.id, { locale: "de" }),
+            fr: yield* products.get(p.id, { locale: "fr" }),
+            raw: yield* products.get(p.id, {})
+          }
         }))
         expect(result.de.resolvedAttributes).toEqual({ title: "Buch", blurb: "plain" })
+        expect(result.fr.resolvedAttributes).toEqual({ title: "Livre", blurb: "plain" })
         expect(result.raw.resolvedAttributes).toBeUndefined()
       }))
 

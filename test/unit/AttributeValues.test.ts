@@ -214,7 +214,12 @@ describe("validateAttributeValues", () => {
   it("enforces the localizable and scopable rules", () => {
     expect(issues({ qty: [{ locale: "en", channel: null, value: 3 }] })[0]).toMatchObject({ path: ["attributes", "qty", 0, "locale"], code: "not_localizable" })
     expect(issues({ qty: [{ locale: null, channel: "web", value: 3 }] })[0]).toMatchObject({ path: ["attributes", "qty", 0, "channel"], code: "not_scopable" })
-    expect(issues({ title: [{ locale: null, channel: "web", value: "x" }] })[0]).toMatchObject({ path: ["attributes", "title", 0, "locale"], code: "locale_required" })
+  })
+
+  it("takes null on a localizable or scopable attribute: the value for every locale or channel", () => {
+    expect(Either.isRight(run({ title: [{ locale: null, channel: "web", value: "x" }, { locale: "en", channel: null, value: "y" }, { locale: null, channel: null, value: "z" }] })))
+      .toBe(true)
+    expect(issues({ title: [{ locale: "", channel: null, value: "x" }] })[0]).toMatchObject({ path: ["attributes", "title", 0, "locale"], code: "invalid_type" })
   })
 
   it("refuses duplicate (locale, channel) pairs and wrong shapes with the value's path", () => {
@@ -248,5 +253,12 @@ describe("isFilled", () => {
     expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "x" }], at)).toBe(false)
     expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "x" }], { locale: null, channel: null })).toBe(true)
     expect(isFilled(spec("number"), [{ locale: null, channel: null, value: 0 }], at)).toBe(true)
+  })
+
+  it("counts a null locale or channel as a value at the default one", () => {
+    expect(isFilled(scoped, [{ locale: null, channel: "web", value: "x" }], at)).toBe(true)
+    expect(isFilled(scoped, [{ locale: "en", channel: null, value: "x" }], at)).toBe(true)
+    expect(isFilled(scoped, [{ locale: null, channel: "app", value: "x" }], at)).toBe(false)
+    expect(isFilled(scoped, [{ locale: null, channel: null, value: "" }], at)).toBe(false)
   })
 })
