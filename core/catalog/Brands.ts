@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
+import { MediaRepository } from "../media/MediaRepository.js"
 import { Families } from "../schema/Families.js"
 import { actorId } from "../schema/Tenant.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
@@ -25,6 +26,7 @@ export class Brands extends Context.Tag("catalog/Brands")<Brands, {
 export const makeBrands = Effect.gen(function*() {
   const repo = yield* BrandRepository
   const families = yield* Families
+  const media = yield* MediaRepository
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
@@ -45,7 +47,7 @@ export const makeBrands = Effect.gen(function*() {
     inTenant((organizationId, actor) =>
       Effect.gen(function*() {
         const id = yield* crypto.uuid
-        const { values } = yield* writeEntityAttributes(families, "brand", {}, input.attributes)
+        const { values } = yield* writeEntityAttributes(families, media, organizationId, "brand", {}, input.attributes)
         const slug = input.slug ?? (yield* freeSlug(input.name, id, "brand", (s) => repo.slugsTaken(organizationId, s)))
         const at = yield* now
         const brand = new Brand({
@@ -71,7 +73,7 @@ export const makeBrands = Effect.gen(function*() {
     inTenant((organizationId, actor) =>
       Effect.gen(function*() {
         const current = yield* find(organizationId, id)
-        const { values, touched } = yield* writeEntityAttributes(families, "brand", current.attributes, patch.attributes)
+        const { values, touched } = yield* writeEntityAttributes(families, media, organizationId, "brand", current.attributes, patch.attributes)
         const next = new Brand({
           ...current,
           name: patch.name ?? current.name,

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
+import { MediaRepository } from "../media/MediaRepository.js"
 import { Families } from "../schema/Families.js"
 import { actorId } from "../schema/Tenant.js"
 import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
@@ -39,6 +40,7 @@ export const freeSlug = (
 export const makeCategories = Effect.gen(function*() {
   const repo = yield* CategoryRepository
   const families = yield* Families
+  const media = yield* MediaRepository
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
@@ -66,7 +68,7 @@ export const makeCategories = Effect.gen(function*() {
       Effect.gen(function*() {
         const id = yield* crypto.uuid
         if (input.parentId) yield* checkParent(organizationId, input.parentId)
-        const { values } = yield* writeEntityAttributes(families, "category", {}, input.attributes)
+        const { values } = yield* writeEntityAttributes(families, media, organizationId, "category", {}, input.attributes)
         const slug = input.slug ?? (yield* freeSlug(input.name, id, "category", (s) => repo.slugsTaken(organizationId, s)))
         const at = yield* now
         const category = new Category({
@@ -102,7 +104,7 @@ export const makeCategories = Effect.gen(function*() {
             return yield* ValidationFailed.one(["parentId"], "a category cannot move under one of its descendants", "cycle")
           }
         }
-        const { values, touched } = yield* writeEntityAttributes(families, "category", current.attributes, patch.attributes)
+        const { values, touched } = yield* writeEntityAttributes(families, media, organizationId, "category", current.attributes, patch.attributes)
         const next = new Category({
           ...current,
           name: patch.name ?? current.name,

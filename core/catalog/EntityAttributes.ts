@@ -1,5 +1,7 @@
 import { Effect, Either } from "effect"
 import { type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import type { MediaRepository } from "../media/MediaRepository.js"
+import { checkMediaValues } from "../media/MediaValues.js"
 import { Families, type ProvisionedKind } from "../schema/Families.js"
 import { ValidationFailed } from "../shared/Errors.js"
 import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
@@ -11,6 +13,8 @@ import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
  */
 export const writeEntityAttributes = (
   families: typeof Families.Service,
+  media: typeof MediaRepository.Service,
+  organizationId: string,
   kind: ProvisionedKind,
   current: AttributeValues,
   input: Readonly<Record<string, unknown>> | undefined
@@ -18,8 +22,10 @@ export const writeEntityAttributes = (
   Effect.gen(function*() {
     if (input === undefined || Object.keys(input).length === 0) return { values: current, touched: [] as ReadonlyArray<string> }
     const schema = yield* families.provisioned(kind)
-    const checked = validateAttributeValues(new Map(schema.attributes.map((a) => [a.code, a])), input, ["attributes"])
+    const specs = new Map(schema.attributes.map((a) => [a.code, a]))
+    const checked = validateAttributeValues(specs, input, ["attributes"])
     if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
+    yield* checkMediaValues(media, organizationId, specs, checked.right)
     const { merged, touched } = mergeValues(current, checked.right)
     return { values: withoutRemovals(merged), touched }
   })

@@ -1,6 +1,8 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { slugify } from "../catalog/Text.js"
 import { emit, EventLog } from "../events/EventLog.js"
+import { MediaRepository } from "../media/MediaRepository.js"
+import { checkMediaValues } from "../media/MediaValues.js"
 import { type AttributeSpec, type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
 import { now } from "../schema/Tenant.js"
@@ -47,6 +49,7 @@ export const makeContentPages = Effect.gen(function*() {
   const repo = yield* ContentPageRepository
   const families = yield* FamilyRepository
   const organizations = yield* OrganizationRepository
+  const media = yield* MediaRepository
   const settings = yield* CatalogSettings
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
@@ -109,8 +112,10 @@ export const makeContentPages = Effect.gen(function*() {
     inTenant((organizationId) =>
       Effect.gen(function*() {
         const schema = yield* contentFamily(organizationId, input.familyId)
-        const checked = validateAttributeValues(specsOf(schema), input.attributes ?? {}, ["attributes"])
+        const specs = specsOf(schema)
+        const checked = validateAttributeValues(specs, input.attributes ?? {}, ["attributes"])
         if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
+        yield* checkMediaValues(media, organizationId, specs, checked.right)
         const values = withoutRemovals(checked.right)
         const status = input.status ?? "draft"
         if (status === "active") yield* refuse(missingRequired(schema.attributes, values, yield* defaultScope(organizationId), "content page"))
@@ -147,6 +152,7 @@ export const makeContentPages = Effect.gen(function*() {
           const { declared, removed } = undeclaredRemovals(specs, current.attributes, input.attributes)
           const checked = validateAttributeValues(specs, declared, ["attributes"])
           if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
+          yield* checkMediaValues(media, organizationId, specs, checked.right)
           const merged = mergeValues(current.attributes, checked.right)
           const kept = { ...merged.merged }
           for (const code of removed) delete kept[code]

@@ -1,6 +1,7 @@
 import { Effect, Either, Option, Schema } from "effect"
 import type { NewEvent } from "../events/Event.js"
 import { emitAll } from "../events/EventLog.js"
+import { uuidValuesOf } from "../media/MediaValues.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
 import { Uuid } from "../shared/Fields.js"
 import { validationFailedOf } from "../shared/ParseIssues.js"
@@ -102,7 +103,8 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
         d.op === "create"
           ? d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)
           : d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []
-      )
+      ),
+      mediaIds: decoded.flatMap((d) => uuidValuesOf(d.op === "create" ? d.input.attributes : d.op === "update" ? d.patch.attributes : undefined))
     })
 
     const steps: Array<Step> = []

@@ -2,6 +2,7 @@ import { Either } from "effect"
 import { canonicalTags } from "../catalog/Tags.js"
 import { slugify } from "../catalog/Text.js"
 import { type AttributeSpec, type AttributeValues, validateAttributeValues, type ValueEntry } from "../schema/AttributeValues.js"
+import { unknownMediaIssues } from "../media/MediaValues.js"
 import type { FamilySchema } from "../schema/FamilyRepository.js"
 import { Conflict, type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { CreateProduct, ProductRecord, UpdateProduct } from "./Product.js"
@@ -37,6 +38,8 @@ export interface PlanNeeds {
   readonly brandIds: Iterable<string>
   readonly categoryIds: Iterable<string>
   readonly slugs: Iterable<string>
+  /** Ids the attribute values might name as media (see `uuidValuesOf`). */
+  readonly mediaIds: Iterable<string>
 }
 
 /** Everything a write is checked against, loaded once per request (or once per bulk batch). */
@@ -50,6 +53,8 @@ export interface PlanContext {
   readonly families: ReadonlyMap<string, FamilySchema>
   readonly brands: ReadonlySet<string>
   readonly categories: ReadonlySet<string>
+  /** Media records of the organization, among those the needs named. */
+  readonly media: ReadonlySet<string>
   readonly slugs: SlugBook
 }
 
@@ -98,8 +103,10 @@ export const planCreate = (
   const schema = ctx.families.get(input.familyId)
   if (schema === undefined) return Either.left(ValidationFailed.of([familyIssue(input.familyId)]))
   const issues = referenceIssues(ctx, input.brandId, input.categoryIds)
-  const checked = validateAttributeValues(specsOf(schema), input.attributes ?? {}, ["attributes"])
+  const specs = specsOf(schema)
+  const checked = validateAttributeValues(specs, input.attributes ?? {}, ["attributes"])
   if (Either.isLeft(checked)) issues.push(...checked.left)
+  else issues.push(...unknownMediaIssues(specs, checked.right, ctx.media))
   const values = Either.isRight(checked) ? withoutRemovals(checked.right) : {}
   const status = input.status ?? "draft"
   if (status === "active" && Either.isRight(checked)) issues.push(...missingRequired(schema.attributes, values, ctx.scope))
@@ -188,6 +195,7 @@ export const planUpdate = (
     const checked = validateAttributeValues(specs, declared, ["attributes"])
     if (Either.isLeft(checked)) issues.push(...checked.left)
     else {
+      issues.push(...unknownMediaIssues(specs, checked.right, ctx.media))
       const merged = mergeValues(current.attributes, { ...checked.right, ...removals })
       values = merged.merged
       touched = merged.touched

@@ -3,6 +3,7 @@ import { BrandRepository } from "../catalog/BrandRepository.js"
 import { mediaUrl } from "../media/Media.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { MediaRepository } from "../media/MediaRepository.js"
+import { uuidValuesOf } from "../media/MediaValues.js"
 import { CategoryRepository } from "../catalog/CategoryRepository.js"
 import { emit, EventLog } from "../events/EventLog.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
@@ -106,6 +107,7 @@ export const makeProducts = Effect.gen(function*() {
         families: schemas,
         brands: yield* brands.existing(organizationId, [...new Set(needs.brandIds)]),
         categories: yield* categories.existing(organizationId, [...new Set(needs.categoryIds)]),
+        media: yield* media.existing(organizationId, [...new Set(needs.mediaIds)]),
         slugs: new SlugBook(yield* repo.slugsTaken(organizationId, [...new Set(needs.slugs)]))
       }
       return context
@@ -115,7 +117,8 @@ export const makeProducts = Effect.gen(function*() {
     familyIds: inputs.map((c) => c.input.familyId),
     brandIds: inputs.flatMap((c) => (c.input.brandId ? [c.input.brandId] : [])),
     categoryIds: inputs.flatMap((c) => c.input.categoryIds ?? []),
-    slugs: inputs.flatMap((c) => (c.input.slug !== undefined ? [c.input.slug] : generatedSlugs(c.input.name, c.id)))
+    slugs: inputs.flatMap((c) => (c.input.slug !== undefined ? [c.input.slug] : generatedSlugs(c.input.name, c.id))),
+    mediaIds: inputs.flatMap((c) => uuidValuesOf(c.input.attributes))
   })
 
   const create = (input: CreateProduct) =>
@@ -155,7 +158,8 @@ export const makeProducts = Effect.gen(function*() {
           familyIds: [patch.familyId ?? current.familyId],
           brandIds: patch.brandId ? [patch.brandId] : [],
           categoryIds: patch.categoryIds ?? [],
-          slugs: patch.slug !== undefined && patch.slug !== current.slug ? [patch.slug] : []
+          slugs: patch.slug !== undefined && patch.slug !== current.slug ? [patch.slug] : [],
+          mediaIds: uuidValuesOf(patch.attributes)
         })
         const planned = yield* planUpdate(context, current, patch)
         if (planned.changedFields.length === 0) return toProduct(current)

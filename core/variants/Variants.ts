@@ -1,5 +1,7 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
+import { MediaRepository } from "../media/MediaRepository.js"
+import { checkMediaValues } from "../media/MediaValues.js"
 import { ProductRepository } from "../products/ProductRepository.js"
 import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
 import { requireProduct } from "../products/RequireProduct.js"
@@ -36,6 +38,7 @@ export const makeVariants = Effect.gen(function*() {
   const products = yield* ProductRepository
   const families = yield* FamilyRepository
   const organizations = yield* OrganizationRepository
+  const media = yield* MediaRepository
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
@@ -91,9 +94,15 @@ export const makeVariants = Effect.gen(function*() {
     Effect.flatMap(repo.skuTaken(organizationId, sku, exceptId), (taken) =>
       taken ? Effect.fail(new Conflict({ message: `sku ${sku} is taken` })) : Effect.void)
 
-  const validated = (context: Effect.Effect.Success<ReturnType<typeof contextOf>>, input: Readonly<Record<string, unknown>>) => {
+  const validated = (
+    organizationId: string,
+    context: Effect.Effect.Success<ReturnType<typeof contextOf>>,
+    input: Readonly<Record<string, unknown>>
+  ) => {
     const checked = validateAttributeValues(context.specs, input, ["attributes"])
-    return Either.isLeft(checked) ? Effect.fail(ValidationFailed.of(checked.left)) : Effect.succeed(checked.right)
+    return Either.isLeft(checked)
+      ? Effect.fail(ValidationFailed.of(checked.left))
+      : Effect.as(checkMediaValues(media, organizationId, context.specs, checked.right), checked.right)
   }
 
   const create = (productId: string, input: CreateVariant) =>
@@ -101,7 +110,7 @@ export const makeVariants = Effect.gen(function*() {
       Effect.gen(function*() {
         const product = yield* requireProduct(products, organizationId, productId)
         const context = yield* contextOf(organizationId, product.familyId)
-        const values = withoutRemovals(yield* validated(context, input.attributes ?? {}))
+        const values = withoutRemovals(yield* validated(organizationId, context, input.attributes ?? {}))
         const key = yield* checkAxes(organizationId, productId, context, values, undefined)
         yield* ensureSkuFree(organizationId, input.sku)
         const siblings = yield* repo.ofProduct(organizationId, productId)
@@ -133,7 +142,7 @@ export const makeVariants = Effect.gen(function*() {
         let values: AttributeValues = current.attributes
         let touched: ReadonlyArray<string> = []
         if (input.attributes !== undefined) {
-          const merged = mergeValues(current.attributes, yield* validated(context, input.attributes))
+          const merged = mergeValues(current.attributes, yield* validated(organizationId, context, input.attributes))
           values = merged.merged
           touched = merged.touched
         }

@@ -6,9 +6,10 @@ import type { UploadPart } from "../../core/media/Media.js"
 import { MediaLibrary } from "../../core/media/MediaLibrary.js"
 import { Products } from "../../core/products/Products.js"
 import { BlobStore } from "../../core/shared/BlobStore.js"
+import { Variants } from "../../core/variants/Variants.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
-import { familyWith } from "../support/Families.js"
+import { attr, entry, familyWith } from "../support/Families.js"
 
 const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
   assert(Exit.isFailure(exit))
@@ -97,5 +98,46 @@ export const mediaSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage,
         const results = yield* as(products.bulk([{ op: "delete", id: lamp.id }, { op: "delete", id: "not-a-uuid" }]))
         expect(results.map((r) => r.ok)).toEqual([true, false])
         expect(yield* stored(`media/${organization.id}/${kept.id}`)).toBe(false)
+      }))
+
+    it.effect("refuses media and file values that name no media record of the organization, on every write", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const other = yield* newTenant
+        const library = yield* MediaLibrary
+        const products = yield* Products
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("image", { type: "media" }), attr("manual", { type: "file" })])
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        const ours = (yield* as(library.upload(lamp.id, parts(file("ours"))))).id
+        const otherFamily = yield* familyWith(other.tenant, "product", [])
+        const theirs = yield* Effect.provideService(
+          Effect.flatMap(products.create({ familyId: otherFamily.id, name: "Theirs" }), (p) => library.upload(p.id, parts(file("theirs")))),
+          CurrentTenant,
+          other.tenant
+        )
+        const refused = (exit: Exit.Exit<unknown, unknown>) => {
+          failsWith(exit, "unknown_media")
+          return JSON.stringify(exit)
+        }
+
+        expect(yield* as(products.create({ familyId: family.id, name: "Ok", attributes: { image: entry(ours.toUpperCase()) } })))
+          .toMatchObject({ attributes: { image: entry(ours) } })
+        for (const id of [theirs.id, "00000000-0000-4000-8000-000000000000"]) {
+          const exit = yield* Effect.exit(as(products.create({ familyId: family.id, name: "No", attributes: { image: [{ locale: null, channel: null, value: id }] } })))
+          expect(refused(exit)).toContain('"path":["attributes","image",0,"value"]')
+        }
+        refused(yield* Effect.exit(as(products.update(lamp.id, { attributes: { manual: entry(theirs.id) } }))))
+        expect((yield* as(products.update(lamp.id, { attributes: { manual: entry(ours) } }))).attributes).toEqual({ manual: entry(ours) })
+        const results = yield* as(products.bulk([
+          { op: "create", familyId: family.id, name: "Bulk ok", attributes: { image: entry(ours) } },
+          { op: "create", familyId: family.id, name: "Bulk no", attributes: { image: entry(theirs.id) } },
+          { op: "update", id: lamp.id, attributes: { image: entry(theirs.id) } }
+        ]))
+        expect(results.map((r) => r.ok)).toEqual([true, false, false])
+        expect(JSON.stringify(results[1])).toContain("unknown_media")
+        refused(yield* Effect.exit(as(variants.create(lamp.id, { sku: "LAMP-1", attributes: { image: entry(theirs.id) } }))))
+        expect((yield* as(variants.create(lamp.id, { sku: "LAMP-2", attributes: { image: entry(ours) } }))).attributes).toEqual({ image: entry(ours) })
       }))
   })

@@ -1,0 +1,63 @@
+import { Effect } from "effect"
+import type { AttributeSpec, AttributeValues } from "../schema/AttributeValues.js"
+import { type Issue, ValidationFailed } from "../shared/Errors.js"
+import type { MediaRepository } from "./MediaRepository.js"
+
+const MEDIA_TYPES: ReadonlySet<string> = new Set(["media", "file"])
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Every UUID-shaped value in unchecked attribute input, lower-cased: a superset of the media
+ * ids it names, found before the family (and so the types) is known.
+ */
+export const uuidValuesOf = (attributes: unknown): ReadonlyArray<string> => {
+  if (typeof attributes !== "object" || attributes === null) return []
+  const found: Array<string> = []
+  for (const entries of Object.values(attributes)) {
+    if (!Array.isArray(entries)) continue
+    for (const entry of entries) {
+      const value: unknown = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined
+      if (typeof value === "string" && UUID.test(value)) found.push(value.toLowerCase())
+    }
+  }
+  return found
+}
+
+/** The media ids that the `media` and `file` values of checked `values` name. */
+export const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues): ReadonlyArray<string> =>
+  Object.entries(values).flatMap(([code, entries]) =>
+    MEDIA_TYPES.has(specs.get(code)?.type ?? "") ? entries.flatMap((e) => (typeof e.value === "string" ? [e.value] : [])) : []
+  )
+
+/**
+ * One issue per `media` or `file` value of checked `values` that names no media record in
+ * `known`; the path points at the entry as sent (checking keeps every entry in place).
+ */
+export const unknownMediaIssues = (
+  specs: ReadonlyMap<string, AttributeSpec>,
+  values: AttributeValues,
+  known: ReadonlySet<string>
+): Array<Issue> =>
+  Object.entries(values).flatMap(([code, entries]) =>
+    MEDIA_TYPES.has(specs.get(code)?.type ?? "")
+      ? entries.flatMap((e, i) =>
+        typeof e.value === "string" && !known.has(e.value)
+          ? [{ path: ["attributes", code, i, "value"], message: `media ${e.value} does not exist`, code: "unknown_media" }]
+          : []
+      )
+      : []
+  )
+
+/** Refuses (422) checked `values` whose `media` or `file` values name no media record of the organization. */
+export const checkMediaValues = (
+  media: typeof MediaRepository.Service,
+  organizationId: string,
+  specs: ReadonlyMap<string, AttributeSpec>,
+  values: AttributeValues
+): Effect.Effect<void, ValidationFailed> =>
+  Effect.gen(function*() {
+    const ids = mediaIdsOf(specs, values)
+    if (ids.length === 0) return
+    const issues = unknownMediaIssues(specs, values, yield* media.existing(organizationId, [...new Set(ids)]))
+    if (issues.length > 0) return yield* ValidationFailed.of(issues)
+  })
