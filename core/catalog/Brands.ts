@@ -12,6 +12,7 @@ import { Brand, type CreateBrand, type UpdateBrand } from "./Brand.js"
 import { BrandRepository } from "./BrandRepository.js"
 import { freeSlug } from "./Categories.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
+import { retryGeneratedSlug } from "./GeneratedSlug.js"
 
 export class Brands extends Context.Tag("catalog/Brands")<Brands, {
   readonly list: Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
@@ -44,7 +45,7 @@ export const makeBrands = Effect.gen(function*() {
   const list = inTenant((organizationId) => repo.list(organizationId))
 
   const create = (input: CreateBrand) =>
-    inTenant((organizationId, actor) =>
+    retryGeneratedSlug(input.slug === undefined, inTenant((organizationId, actor) =>
       Effect.gen(function*() {
         const id = yield* crypto.uuid
         const { values } = yield* writeEntityAttributes(families, media, organizationId, "brand", {}, input.attributes)
@@ -65,7 +66,7 @@ export const makeBrands = Effect.gen(function*() {
         yield* emit({ name: "brand.created", entityType: "brand", entityId: id, payload: { slug } })
         return brand
       })
-    )
+    ))
 
   const get = (id: string) => inTenant((organizationId) => find(organizationId, id))
 

@@ -11,6 +11,7 @@ import { CurrentTenant } from "../tenancy/Actor.js"
 import { Category, type CreateCategory, type ListCategoriesQuery, type UpdateCategory } from "./Category.js"
 import { CategoryRepository } from "./CategoryRepository.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
+import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { slugify } from "./Text.js"
 
 export class Categories extends Context.Tag("catalog/Categories")<Categories, {
@@ -64,7 +65,7 @@ export const makeCategories = Effect.gen(function*() {
   const list = (query: ListCategoriesQuery) => inTenant((organizationId) => repo.list(organizationId, query))
 
   const create = (input: CreateCategory) =>
-    inTenant((organizationId, actor) =>
+    retryGeneratedSlug(input.slug === undefined, inTenant((organizationId, actor) =>
       Effect.gen(function*() {
         const id = yield* crypto.uuid
         if (input.parentId) yield* checkParent(organizationId, input.parentId)
@@ -88,7 +89,7 @@ export const makeCategories = Effect.gen(function*() {
         yield* emit({ name: "category.created", entityType: "category", entityId: id, payload: { slug } })
         return category
       })
-    )
+    ))
 
   const get = (id: string) => inTenant((organizationId) => find(organizationId, id))
 

@@ -56,7 +56,7 @@ const decodeItem = (item: unknown, index: number, newId: string): Either.Either<
 }
 
 type Step =
-  | { readonly op: "create"; readonly index: number; readonly write: ProductWrite }
+  | { readonly op: "create"; readonly index: number; readonly write: ProductWrite; readonly input: CreateProduct }
   | { readonly op: "update"; readonly index: number; readonly write: ProductWrite; readonly changedFields: ReadonlyArray<string> }
   | { readonly op: "delete"; readonly index: number; readonly product: ProductRecord }
 
@@ -112,7 +112,7 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       if (d.op === "create") {
         const planned = planCreate(context, d.input, d.id)
         if (Either.isLeft(planned)) fail(d.index, planned.left)
-        else steps.push({ op: "create", index: d.index, write: planned.right })
+        else steps.push({ op: "create", index: d.index, write: planned.right, input: d.input })
         continue
       }
       const current = state.get(d.id)
@@ -140,7 +140,16 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       if (Either.isRight(batch)) creates.forEach((c) => done.add(c.index))
       else {
         for (const c of creates) {
-          const one = yield* Effect.either(deps.nestedTransaction(repo.insert([c.write])))
+          let one = yield* Effect.either(deps.nestedTransaction(repo.insert([c.write])))
+          if (Either.isLeft(one) && one.left._tag === "Conflict" && c.input.slug === undefined) {
+            // A concurrent write took the generated slug after it was checked: plan again with it taken.
+            context.slugs.claim(c.write.product.slug)
+            const again = planCreate(context, c.input, c.write.product.id)
+            if (Either.isRight(again)) {
+              steps[steps.indexOf(c)] = { ...c, write: again.right }
+              one = yield* Effect.either(deps.nestedTransaction(repo.insert([again.right])))
+            }
+          }
           if (Either.isLeft(one)) fail(c.index, one.left)
           else done.add(c.index)
         }

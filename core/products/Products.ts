@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { BrandRepository } from "../catalog/BrandRepository.js"
+import { retryGeneratedSlug } from "../catalog/GeneratedSlug.js"
 import { mediaUrl } from "../media/Media.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { MediaRepository } from "../media/MediaRepository.js"
@@ -122,7 +123,7 @@ export const makeProducts = Effect.gen(function*() {
   })
 
   const create = (input: CreateProduct) =>
-    inTenant((organizationId) =>
+    retryGeneratedSlug(input.slug === undefined, inTenant((organizationId) =>
       Effect.gen(function*() {
         const id = yield* crypto.uuid
         const context = yield* planContext(organizationId, createNeeds([{ input, id }]))
@@ -131,7 +132,7 @@ export const makeProducts = Effect.gen(function*() {
         yield* emit({ name: "product.created", entityType: "product", entityId: id, payload: { slug: write.product.slug } })
         return toProduct(write.product)
       })
-    )
+    ))
 
   // One statement: no transaction needed beyond the tenant's.
   const get = (id: string, scope: { readonly locale?: string | undefined; readonly channel?: string | undefined }) =>

@@ -82,6 +82,32 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(events.filter((e) => e.name === "product.created").map((e) => e.entityId)).toEqual([result.created.id, result.twin.id])
       }))
 
+    it.effect("gives concurrent writes of one name distinct generated slugs, never a conflict", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const times = <A, Err, R>(n: number, f: () => Effect.Effect<A, Err, R>) =>
+            Effect.all(Array.from({ length: n }, f), { concurrency: "unbounded" })
+          const created = yield* times(8, () => products.create({ familyId: family.id, name: "Same Generated Name" }))
+          const bulked = yield* times(4, () => products.bulk([{ op: "create", familyId: family.id, name: "Bulk Same" }]))
+          const cats = yield* times(6, () => categories.create({ name: "Same Cat" }))
+          // Brand names are unique, so six names that all make the slug `acme`.
+          const brandsMade = yield* Effect.all(["Acme!", "Acme?", "Acme#", "Acme.", "Acme,", "Acme;"].map((name) => brands.create({ name })), {
+            concurrency: "unbounded"
+          })
+          return { created, bulked, cats, brandsMade }
+        }))
+        const distinct = (slugs: ReadonlyArray<string>) => new Set(slugs).size
+        expect(distinct(result.created.map((p) => p.slug))).toBe(8)
+        expect(result.bulked.flat().map((r) => r.ok)).toEqual([true, true, true, true])
+        expect(distinct(result.cats.map((c) => c.slug))).toBe(6)
+        expect(distinct(result.brandsMade.map((b) => b.slug))).toBe(6)
+        expect(result.created.map((p) => p.slug)).toContain("same-generated-name")
+      }))
+
     it.effect("merges a patch per code and scope, removes entries sent with value null, and lists what changed", () =>
       Effect.gen(function*() {
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
