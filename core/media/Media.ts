@@ -32,7 +32,11 @@ export interface MediaRecord {
   readonly blobKey: string
 }
 
-const Alt = Schema.String.pipe(Schema.maxLength(1000, { message: () => "must be at most 1000 characters" }))
+// Multipart fields do not pass the host's JSON text check: U+0000 is refused here (Postgres cannot store it).
+const Alt = Schema.String.pipe(
+  Schema.maxLength(1000, { message: () => "must be at most 1000 characters" }),
+  Schema.filter((s) => !s.includes("\u0000"), { message: () => "must not contain the character U+0000" })
+)
 const Position = Schema.Int.pipe(Schema.nonNegative({ message: () => "must be an integer >= 0" }))
 
 export const UpdateMedia = Schema.Struct({

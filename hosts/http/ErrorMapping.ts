@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpS
 import { Cause, Effect, Option, Schema } from "effect"
 import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
+import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
 
 const ISSUE_CODES: Record<string, string> = {
   Missing: "required",
@@ -48,6 +49,29 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<
   return Option.none()
 }
 
+const refused = (issues: ReadonlyArray<TextIssue>) =>
+  json(422, envelope("validation_failed", issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { issues }))
+
+/**
+ * Refuses (422) query parameters and JSON bodies holding text no database of ours can store
+ * alike. The body is read once here and kept: the handler's read gets the same text.
+ */
+const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+  Effect.gen(function*() {
+    // Decoded query text holds U+0000 only where the URL says `%00` (bad UTF-8 decodes to U+FFFD).
+    if (request.url.includes("%00")) {
+      const inQuery = unstorableParams(new URL(request.url, "http://host").searchParams)
+      if (inQuery.length > 0) return Option.some(refused(inQuery))
+    }
+    const type = (request.headers["content-type"] ?? "").toLowerCase()
+    if (!hasBody(request) || type.startsWith("multipart/form-data")) return Option.none()
+    const text = yield* Effect.orElseSucceed(request.text, () => "")
+    if (!mayHoldUnstorable(text)) return Option.none()
+    // Malformed JSON is left to the handler's read, which answers it with 400.
+    const inBody = unstorableStrings(yield* Effect.orElseSucceed(Effect.try(() => JSON.parse(text) as unknown), () => null))
+    return inBody.length > 0 ? Option.some(refused(inBody)) : Option.none()
+  })
+
 /**
  * Everything at the edge of the contract that HttpApi does not answer our way. Its schema
  * failures (400) become 422 `validation_failed` with `details.issues`; malformed JSON a 400
@@ -57,7 +81,12 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<
  */
 export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
   HttpServerRequest.HttpServerRequest.pipe(
-    Effect.flatMap((request) => Option.match(checkBody(request), { onNone: () => app, onSome: Effect.succeed })),
+    Effect.flatMap((request) =>
+      Option.match(checkBody(request), {
+        onNone: () => Effect.flatMap(checkText(request), Option.match({ onNone: () => app, onSome: Effect.succeed })),
+        onSome: Effect.succeed
+      })
+    ),
     // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
     Effect.catchAllCause((cause) => {
       const failure: Option.Option<unknown> = Cause.failureOption(cause)

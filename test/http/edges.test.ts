@@ -67,6 +67,30 @@ describe("the error envelope at the edges", () => {
     }
   })
 
+  it("refuses text no database can store alike (U+0000, unpaired surrogates) in bodies and queries with 422 naming the path", async () => {
+    const t = await host.tenant()
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "nul_test", label: { en: "Nul" } } })
+    const post = (rawBody: string, path = "/v1/products") => t.req("POST", path, { rawBody, headers: { "content-type": "application/json" } })
+    const paths = (r: { json: { error: { details: { issues: Array<{ path: Array<string | number> }> } } } }) =>
+      r.json.error.details.issues.map((i) => i.path)
+
+    const nul = await post(`{"familyId": "${family.json.id}", "name": "a\\u0000b"}`)
+    expect([nul.status, nul.json.error.code, paths(nul)]).toEqual([422, "validation_failed", [["name"]]])
+    const bulk = await post(`{"items": [{"op": "create", "familyId": "${family.json.id}", "name": "ok"}, {"op": "create", "familyId": "${family.json.id}", "name": "x", "tags": ["\\ud800"]}]}`, "/v1/products/bulk")
+    expect([bulk.status, paths(bulk)]).toEqual([422, [["items", 1, "tags", 0]]])
+    const key = await post(`{"familyId": "${family.json.id}", "name": "k", "attributes": {"a\\u0000": []}}`)
+    expect(paths(key)).toEqual([["attributes", "a\u0000"]])
+    expect((await t.req("GET", "/v1/products?q=ok")).json.data).toEqual([])
+
+    // An escaped backslash before `u0000` is six ordinary characters, and a surrogate pair is one character.
+    const plain = await post(`{"familyId": "${family.json.id}", "name": "a\\\\u0000 \\ud83d\\ude00"}`)
+    expect([plain.status, plain.json.name]).toEqual([201, "a\\u0000 \u{1F600}"])
+
+    const query = await t.req("GET", "/v1/products?slug=%00&q=fine")
+    expect([query.status, paths(query)]).toEqual([422, [["slug"]]])
+    expect((await t.req("GET", "/v1/products/facets?brand=a%00")).status).toBe(422)
+  })
+
   it("answers a malformed uuid in a path with 422", async () => {
     const t = await host.tenant()
     const r = await t.sreq("PATCH", "/v1/api-keys/not-a-uuid", { body: { name: "x" } })

@@ -53,6 +53,8 @@ describe("media over HTTP", () => {
     expect(first.json.url).toBe(`/v1/media/${first.json.id}/content`)
     const second = await upload(t, lamp, [["position", "0"], ["file", new Blob(["hello"], { type: "text/plain" }), "note.txt"]])
     expect(second.json).toMatchObject({ position: 0, alt: null, size: 5 })
+    const nul = await upload(t, lamp, [["alt", "a\u0000b"], ["file", new Blob(["x"], { type: "text/plain" }), "x.txt"]])
+    expect([nul.status, nul.json.error.details.issues[0].path]).toEqual([422, ["alt"]])
 
     const content = await t.req("GET", first.json.url)
     expect(content.status).toBe(200)
