@@ -1,28 +1,11 @@
 import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import { CatalogApi } from "./Api.js"
+import { decodeIssues } from "./DecodeIssues.js"
 import { envelope } from "./Errors.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
 
-const ISSUE_CODES: Record<string, string> = {
-  Missing: "required",
-  Unexpected: "unrecognized_key",
-  Type: "invalid_type",
-  Forbidden: "forbidden"
-}
-
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
-
-type Issue = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string; readonly code: string }
-
-const samePath = (a: ReadonlyArray<PropertyKey>, b: ReadonlyArray<PropertyKey>) => a.length === b.length && a.every((k, i) => k === b[i])
-
-/**
- * An optional field is a union with `undefined`, so a bad value also fails that member: an
- * issue that only says the key could have been left out, next to the one that says what is wrong.
- */
-const withoutOptionalNoise = (issues: ReadonlyArray<Issue>): ReadonlyArray<Issue> =>
-  issues.filter((i) => !(i.message.startsWith("Expected undefined, actual") && issues.some((o) => o !== i && samePath(o.path, i.path))))
 
 const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 
@@ -93,9 +76,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
       if (Option.isSome(failure)) {
         const error = failure.value
         if (isDecodeError(error)) {
-          const issues = withoutOptionalNoise(
-            error.issues.map((i) => ({ path: i.path, message: i.message, code: ISSUE_CODES[i._tag] ?? "invalid" }))
-          )
+          const issues = decodeIssues(error.issues)
           const summary = issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")
           return Effect.succeed(json(422, envelope("validation_failed", summary || error.message, { issues })))
         }
