@@ -29,12 +29,15 @@ export const unstorableStrings = (value: unknown, path: ReadonlyArray<string | n
   return []
 }
 
+const ESCAPED = /\\u(0000|d[89a-f][0-9a-f]{2})/i
+
 /**
- * Whether JSON text may hold such a string: in valid JSON both can only be written as `\u`
- * escapes (a raw U+0000 is not valid JSON, and undecodable bytes arrive as U+FFFD), so text
- * without one needs no parse.
+ * Whether JSON text may hold such a string: in valid JSON both can only be written as the
+ * escapes `\u0000` and `\ud800` to `\udfff` (a raw U+0000 is not valid JSON, and undecodable
+ * bytes arrive as U+FFFD), so text without one needs no parse. Clients that escape all
+ * non-ASCII text (`\u00e9`) pay nothing for it.
  */
-export const mayHoldUnstorable = (jsonText: string): boolean => jsonText.includes("\\u")
+export const mayHoldUnstorable = (jsonText: string): boolean => ESCAPED.test(jsonText)
 
 /** Issues for query parameters (keys and values) that cannot be stored or compared. */
 export const unstorableParams = (params: URLSearchParams): Array<TextIssue> =>
