@@ -19,6 +19,7 @@ import {
   type UpdateConnector
 } from "./Connector.js"
 import { ConnectorRepository } from "./ConnectorRepository.js"
+import { sameJson } from "../shared/CanonicalJson.js"
 
 /** Headless connectors: installs that receive the organization's events as signed webhooks. */
 export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
@@ -92,7 +93,7 @@ export const makeConnectors = Effect.gen(function*() {
         const events = input.config?.events
         const changed: Array<string> = []
         if (input.name !== undefined && input.name !== before.name) changed.push("name")
-        if (events !== undefined && JSON.stringify(events) !== JSON.stringify(before.events)) changed.push("config.events")
+        if (events !== undefined && !sameJson(events, before.events)) changed.push("config.events")
         if (changed.length === 0) return toConnector(before)
         const after = yield* Effect.flatMap(
           repo.update(organizationId, id, {

@@ -7,6 +7,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { type CreateModifier, Modifier, type ModifierOption, type ModifierType, optionProblems, type UpdateModifier } from "./Modifier.js"
 import { ModifierRepository } from "./ModifierRepository.js"
+import { sameJson } from "../shared/CanonicalJson.js"
 
 export class Modifiers extends Context.Tag("catalog/Modifiers")<Modifiers, {
   readonly list: Effect.Effect<ReadonlyArray<Modifier>, never, CurrentTenant>
@@ -80,7 +81,7 @@ export const makeModifiers = Effect.gen(function*() {
             updatedAt: yield* now
           })
           yield* checkOptions(after.type, after.options)
-          const changed = (["name", "type", "options"] as const).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+          const changed = (["name", "type", "options"] as const).filter((k) => !sameJson(before[k], after[k]))
           yield* repo.update(after)
           yield* record("modifier.updated", id, { changed_fields: changed })
           return after

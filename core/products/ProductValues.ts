@@ -3,6 +3,7 @@ import { type AttributeValues, isFilled, type ValueEntry } from "../schema/Attri
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
+import { sameJson } from "../shared/CanonicalJson.js"
 
 const sameScope = (a: ValueEntry, b: ValueEntry) => a.locale === b.locale && a.channel === b.channel
 
@@ -26,7 +27,7 @@ export const mergeValues = (
     }
     if (next.length === 0) delete merged[code]
     else merged[code] = next
-    if (JSON.stringify(canonicalOrder(next)) !== JSON.stringify(canonicalOrder(before))) touched.push(code)
+    if (!sameJson(canonicalOrder(next), canonicalOrder(before))) touched.push(code)
   }
   return { merged, touched }
 }

@@ -18,6 +18,7 @@ import { validateValue } from "./AttributeValues.js"
 import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
 import { requestedRequirement } from "./Requirements.js"
 import { actorId, inTenant, now } from "./Tenant.js"
+import { sameJson } from "../shared/CanonicalJson.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** The organization's attributes of one entity kind, by position then code. */
@@ -47,8 +48,6 @@ const checkDefault = (a: Pick<AttributeRecord, "code" | "type" | "isLocalizable"
       onLeft: (issues) => Effect.fail(ValidationFailed.of(issues)),
       onRight: () => Effect.void
     })
-
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 export const makeAttributes = Effect.gen(function*() {
   const repo = yield* AttributeRepository

@@ -21,6 +21,7 @@ import { Authentication } from "./Authentication.js"
 import type { Principal } from "./Principal.js"
 import { UserRepository } from "./UserRepository.js"
 import { contentPagesFeature } from "./Features.js"
+import { sameJson } from "../shared/CanonicalJson.js"
 
 export class Organizations extends Context.Tag("catalog/Organizations")<Organizations, {
   /** Creates an organization for a signed-in member of another one, or for the service on behalf of `initialAdmin`. */
@@ -166,7 +167,7 @@ export const makeOrganizations = Effect.gen(function*() {
           const changed: Array<string> = []
           if (input.name !== undefined && input.name !== before.name) changed.push("name")
           if (input.slug !== undefined && input.slug !== before.slug) changed.push("slug")
-          if (nextSettings !== undefined && JSON.stringify(nextSettings) !== JSON.stringify(before.settings)) changed.push("settings")
+          if (nextSettings !== undefined && !sameJson(nextSettings, before.settings)) changed.push("settings")
           const updated = yield* repo.update(tenant.organizationId, {
             ...(input.name !== undefined ? { name: input.name } : {}),
             ...(input.slug !== undefined ? { slug: input.slug } : {}),

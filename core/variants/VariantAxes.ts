@@ -1,6 +1,7 @@
 import { type AttributeValues, isFilled } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
+import { canonicalJson } from "../shared/CanonicalJson.js"
 
 type Scope = { readonly locale: string | null; readonly channel: string | null }
 
@@ -21,7 +22,7 @@ export const missingAxes = (axes: ReadonlyArray<FamilyAttribute>, values: Attrib
 export const axisKey = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeValues): string | null => {
   if (axes.length === 0) return null
   const scoped = (e: { readonly locale: string | null; readonly channel: string | null }) => `${e.locale ?? ""}\u0000${e.channel ?? ""}`
-  return JSON.stringify(
+  return canonicalJson(
     axes.map((a) => [
       a.code,
       [...(values[a.code] ?? [])].sort((x, y) => scoped(x).localeCompare(scoped(y))).map((e) => [e.locale, e.channel, e.value])
