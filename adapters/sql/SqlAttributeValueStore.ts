@@ -4,9 +4,11 @@ import type { EntityKind } from "../../core/schema/Attribute.js"
 import { AttributeValueStore, noUsage, type Usage } from "../../core/schema/AttributeValueStore.js"
 import { type AttributeValueTable, ATTRIBUTE_VALUE_TABLES } from "./AttributeValueTables.js"
 import { IntColumn } from "./Columns.js"
+import { refreshSearchText } from "./ProductSearchRefresh.js"
 
 const CountRow = Schema.Struct({ n: IntColumn })
 const decodeCount = Schema.decodeUnknown(Schema.Array(CountRow))
+const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 
 // Codes match ^[a-z][a-z0-9_]*$ (checked on write), so they are safe inside a JSON path.
 const CODE = /^[a-z][a-z0-9_]*$/
@@ -51,7 +53,12 @@ export const make = (tables: ReadonlyArray<AttributeValueTable>) =>
             orElse: () => sql`json_remove(attributes, '$.' || ${code})`
           })
           return sql`update ${sql(table)} set attributes = ${without}, updated_at = ${at}
-                     where organization_id = ${organizationId} and ${holds(code)} returning 1 as n`.pipe(Effect.map((rows) => rows.length))
+                     where organization_id = ${organizationId} and ${holds(code)} returning id`.pipe(
+            Effect.flatMap(IdRows),
+            // A product's search text holds its text values: the removed ones must stop matching.
+            Effect.tap((rows) => (table === "products" ? refreshSearchText(sql, organizationId, rows.map((r) => r.id)) : Effect.void)),
+            Effect.map((rows) => rows.length)
+          )
         }),
       rename: (organizationId, entityKind, from, to, at) =>
         perTable(entityKind, [from, to], ({ table }) => {

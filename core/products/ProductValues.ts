@@ -99,16 +99,29 @@ export const productIndex = (
   attributes: ReadonlyArray<FamilyAttribute>
 ): ProductIndex => {
   const numbers: Array<{ attributeId: string; value: number }> = []
-  const texts: Array<string> = [name, slug]
   for (const attribute of attributes) {
     const entries = values[attribute.code]
     if (entries === undefined) continue
-    if (TEXT_TYPES.has(attribute.type)) texts.push(...entries.flatMap((e) => textsOf(e.value)))
     const atDefault = entries.find((e) => e.locale === null && e.channel === null)
     const n = atDefault === undefined ? undefined : numberOf(attribute.type, atDefault.value)
     if (n !== undefined && Number.isFinite(n)) numbers.push({ attributeId: attribute.attributeId, value: n })
   }
-  return { numbers, searchText: searchText(texts) }
+  return { numbers, searchText: productSearchText(name, slug, values, attributes) }
+}
+
+/** What `q` searches in a product: its name, its slug and the text of its text-like values. */
+export const productSearchText = (
+  name: string,
+  slug: string,
+  values: AttributeValues,
+  attributes: ReadonlyArray<{ readonly code: string; readonly type: string }>
+): string => {
+  const texts: Array<string> = [name, slug]
+  for (const attribute of attributes) {
+    const entries = values[attribute.code]
+    if (entries !== undefined && TEXT_TYPES.has(attribute.type)) texts.push(...entries.flatMap((e) => textsOf(e.value)))
+  }
+  return searchText(texts)
 }
 
 /** One issue per required attribute of the family that has no value at the organization's default scope. */

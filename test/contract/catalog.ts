@@ -108,6 +108,23 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.created.map((p) => p.slug)).toContain("same-generated-name")
       }))
 
+    it.effect("stops finding a product by the text of an attribute once the attribute is deleted", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, blurb } = yield* schemaFixture
+          const products = yield* Products
+          const attributes = yield* Attributes
+          const p = yield* products.create({ familyId: family.id, name: "Quiet kettle", attributes: { blurb: val("zanzibarite glaze") } })
+          const before = yield* searched("zanzibarite")
+          yield* attributes.delete(blurb.id)
+          return { p, before, after: yield* searched("zanzibarite"), near: yield* searched("zanzibarit"), byName: yield* searched("kettle") }
+        }))
+        expect(result.before.ids).toEqual([result.p.id])
+        expect(result.after).toEqual({ ids: [], total: 0 })
+        expect(result.near.ids).toEqual([])
+        expect(result.byName.ids).toEqual([result.p.id])
+      }))
+
     it.effect("merges a patch per code and scope, removes entries sent with value null, and lists what changed", () =>
       Effect.gen(function*() {
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
