@@ -1,5 +1,5 @@
 import { JSONSchema, Schema } from "effect"
-import { NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { NonEmptyString, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Attribute values as written: code -> entries, checked against the family by the use case. */
 export const AttributeValuesField = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -36,7 +36,6 @@ export const StoredAttributeValues = Schema.declare(isStoredValues, {
   jsonSchema: storedValuesJsonSchema
 })
 
-export const Position = Schema.Int.annotations({ message: () => "must be an integer" })
 
 /** A node of the category tree (by `parentId`); the slug is unique per organization. */
 export class Category extends Schema.Class<Category>("Category")({

@@ -1,5 +1,5 @@
 import { Schema, type Stream } from "effect"
-import { Timestamp, Uuid } from "../shared/Fields.js"
+import { IntegerText, Position, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Uploads are refused past this many bytes (the specification's 100 MB). */
 export const MAX_MEDIA_BYTES = 100 * 1024 * 1024
@@ -37,18 +37,18 @@ const Alt = Schema.String.pipe(
   Schema.maxLength(1000, { message: () => "must be at most 1000 characters" }),
   Schema.filter((s) => !s.includes("\u0000"), { message: () => "must not contain the character U+0000" })
 )
-const Position = Schema.Int.pipe(Schema.nonNegative({ message: () => "must be an integer >= 0" }))
+const MediaPosition = Position.pipe(Schema.nonNegative({ message: () => "must be an integer >= 0" }))
 
 export const UpdateMedia = Schema.Struct({
   alt: Schema.optional(Schema.NullOr(Alt)),
-  position: Schema.optional(Position)
+  position: Schema.optional(MediaPosition)
 })
 export type UpdateMedia = typeof UpdateMedia.Type
 
 /** The form fields an upload may carry besides `file`, as text. */
 export const UploadFields = Schema.Struct({
   alt: Schema.optional(Alt),
-  position: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(Position)))
+  position: Schema.optional(IntegerText("must be an integer >= 0").pipe(Schema.compose(MediaPosition)))
 })
 
 /** One part of a multipart upload, as the host hands it over. */

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
 import { AttributeType } from "./AttributeValues.js"
 
 /** The kinds of record an attribute (or family) shapes. */
@@ -65,7 +65,6 @@ export class Attribute extends Schema.Class<Attribute>("Attribute")({
 export const toAttribute = (r: AttributeRecord): Attribute =>
   new Attribute({ ...r, defaultValue: r.defaultValue ?? null, isRequired: isRequiredOf(r.requirement) })
 
-const Position = Schema.Int.annotations({ message: () => "must be an integer" })
 
 export const CreateAttribute = Schema.Struct({
   code: Code,

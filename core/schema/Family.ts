@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
 import { EntityKind, Requirement, ValidationRules } from "./Attribute.js"
 import { AttributeType } from "./AttributeValues.js"
 
@@ -66,7 +66,6 @@ export const UpdateFamily = Schema.Struct({
 })
 export type UpdateFamily = typeof UpdateFamily.Type
 
-const Position = Schema.Int.annotations({ message: () => "must be an integer" })
 
 export const AttachAttribute = Schema.Struct({
   attributeId: Uuid,

@@ -25,6 +25,11 @@ export const IntegerText = (message: string) =>
 export const NumberText = (message: string) =>
   Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, { message: () => message })), Schema.NumberFromString)
 
+/** A position: an integer the databases store in 32 bits (Postgres `integer`). */
+export const Position = Schema.Int.pipe(
+  Schema.between(-2147483648, 2147483647, { message: () => "must be an integer from -2147483648 to 2147483647" })
+).annotations({ message: () => "must be an integer from -2147483648 to 2147483647" })
+
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
 
 /** At most `max` characters, counted as code points, not UTF-16 units (`Schema.maxLength` counts units). */

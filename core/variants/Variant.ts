@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { AttributeValuesField, Position, StoredAttributeValues } from "../catalog/Category.js"
-import { NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
+import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
+import { NonEmptyString, Position, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const VariantStatus = Schema.Literal("draft", "active", "archived")
 export type VariantStatus = typeof VariantStatus.Type

@@ -50,6 +50,16 @@ describe("GET /v1/products query validation", () => {
 })
 
 describe("request limits", () => {
+  it("takes positions the databases store in 32 bits, and refuses larger ones with 422", async () => {
+    expect((await t.req("POST", "/v1/categories", { body: { name: "Top", position: 2147483647 } })).status).toBe(201)
+    for (const position of [2147483648, -2147483649, 9007199254740991]) {
+      const r = await t.req("POST", "/v1/categories", { body: { name: `Far ${position}`, position } })
+      expect([r.status, r.json.error.details.issues[0].path]).toEqual([422, ["position"]])
+    }
+    const group = await t.req("POST", "/v1/attribute-groups", { body: { code: "far", label: { en: "Far" }, position: 2147483648 } })
+    expect(group.status).toBe(422)
+  })
+
   it("takes 500 ids in one query string, bounds q and tag, and answers an oversized request line with the envelope", async () => {
     const ids = Array.from({ length: 500 }, () => uuid()).join(",")
     const many = await t.req("GET", `/v1/products?ids=${ids}&withTotal=true`)
