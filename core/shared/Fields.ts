@@ -3,7 +3,8 @@ import { Schema } from "effect"
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
 export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
 
-export const Uuid = Schema.UUID.annotations({ message: () => "must be a UUID" })
+/** A UUID, lower-cased on the way in: ids are stored lower-case, and `ABC…` names the same record as `abc…`. */
+export const Uuid = Schema.compose(Schema.Lowercase, Schema.UUID.annotations({ message: () => "must be a UUID" }))
 
 export const Slug = Schema.String.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),

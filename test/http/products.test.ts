@@ -49,6 +49,19 @@ describe("GET /v1/products query validation", () => {
   })
 })
 
+describe("ids", () => {
+  it("takes a UUID in upper case as the same id, in paths, bodies and queries", async () => {
+    const category = await t.req("POST", "/v1/categories", { body: { name: "Upper" } })
+    const p = await t.req("POST", "/v1/products", { body: { familyId: familyId.toUpperCase(), name: "Upper", categoryIds: [category.json.id.toUpperCase()] } })
+    expect(p.status).toBe(201)
+    expect(p.json.familyId).toBe(familyId)
+    const got = await t.req("GET", `/v1/products/${p.json.id.toUpperCase()}`)
+    expect([got.status, got.json.id]).toEqual([200, p.json.id])
+    const listed = await t.req("GET", `/v1/products?categoryId=${category.json.id.toUpperCase()}`)
+    expect(listed.json.data.map((x: { id: string; categoryIds: Array<string> }) => [x.id, x.categoryIds])).toEqual([[p.json.id, [category.json.id]]])
+  })
+})
+
 describe("request limits", () => {
   it("takes positions the databases store in 32 bits, and refuses larger ones with 422", async () => {
     expect((await t.req("POST", "/v1/categories", { body: { name: "Top", position: 2147483647 } })).status).toBe(201)
