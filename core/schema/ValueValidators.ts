@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { datetimeMillis, isCalendarDate } from "../shared/Calendar.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import type { AttributeType } from "./AttributeValues.js"
@@ -118,15 +119,6 @@ const decimal: ValueValidator = (value, rules, path) => {
 const boolean: ValueValidator = (value, _rules, path) =>
   typeof value === "boolean" ? Either.right(value) : fail(path, "must be a boolean", "invalid_type")
 
-const isCalendarDate = (s: string): boolean => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
-  if (m === null) return false
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  const date = new Date(0)
-  date.setUTCFullYear(y, mo - 1, d)
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
-}
-
 const date: ValueValidator = (value, rules, path) => {
   if (typeof value !== "string" || !isCalendarDate(value)) return fail(path, "must be a date YYYY-MM-DD", "invalid_type")
   const min = stringRule(rules, "min")
@@ -135,15 +127,6 @@ const date: ValueValidator = (value, rules, path) => {
   if (min !== undefined && isCalendarDate(min) && value < min) issues.push({ path, message: `must be on or after ${min}`, code: "too_small" })
   if (max !== undefined && isCalendarDate(max) && value > max) issues.push({ path, message: `must be on or before ${max}`, code: "too_big" })
   return collect(value, issues)
-}
-
-const DATETIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i
-
-const datetimeMillis = (s: string): number | undefined => {
-  const m = DATETIME.exec(s)
-  if (m === null || m[1] === undefined || !isCalendarDate(m[1])) return undefined
-  const t = Date.parse(s)
-  return Number.isNaN(t) ? undefined : t
 }
 
 const datetime: ValueValidator = (value, rules, path) => {

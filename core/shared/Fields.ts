@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { datetimeMillis } from "./Calendar.js"
 
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
 export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
@@ -39,7 +40,7 @@ export const maxCharacters = (max: number, message: string) => <I, R>(self: Sche
 
 /** An ISO 8601 date-time with an explicit zone, kept as the string sent. */
 export const DateTimeString = Schema.String.pipe(
-  Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)), {
+  Schema.filter((s) => datetimeMillis(s) !== undefined, {
     message: () => "must be an ISO 8601 date-time with a zone"
   })
 )

@@ -38,6 +38,15 @@ describe("GET /v1/products query validation", () => {
     expect((await t.req("GET", "/v1/products?limit=5&offset=0")).status).toBe(200)
   })
 
+  it("takes dates and date-times only on days that exist", async () => {
+    for (const path of ["/v1/products?updatedSince=2026-02-30T00:00:00Z", "/v1/audit-log?since=2026-02-31", "/v1/audit-log?until=2026-04-31T10:00:00%2B02:00"]) {
+      expect([path, (await t.req("GET", path)).status]).toEqual([path, 422])
+    }
+    for (const path of ["/v1/products?updatedSince=2024-02-29T00:00:00Z", "/v1/audit-log?since=2024-02-29"]) {
+      expect([path, (await t.req("GET", path)).status]).toEqual([path, 200])
+    }
+  })
+
   it("canonicalizes ?tag= as on write and takes ids repeated or comma-separated", async () => {
     const a = await t.req("POST", "/v1/products", { body: { familyId, name: "A", tags: ["Été Sale"] } })
     const b = await t.req("POST", "/v1/products", { body: { familyId, name: "B" } })

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { AuditPage } from "../../../core/events/AuditEntry.js"
+import { isCalendarDate } from "../../../core/shared/Calendar.js"
 import { DateTimeString, NonEmptyString, strict, Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
@@ -8,7 +9,7 @@ import { pageParams } from "../Paging.js"
 /** A moment to filter by: an ISO 8601 date-time with a zone, or a date (midnight UTC). */
 const Instant = Schema.Union(
   DateTimeString,
-  Schema.String.pipe(Schema.filter((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s))))
+  Schema.String.pipe(Schema.filter(isCalendarDate))
 ).annotations({ message: () => "must be an ISO 8601 date-time with a zone, or a date" })
 
 /** The audit log's filters: snake_case, as the specification names them. Unknown keys are refused. */

@@ -1,0 +1,19 @@
+/** Whether `s` is `YYYY-MM-DD` naming a day that exists (no 2026-02-30, which `Date` would roll over). */
+export const isCalendarDate = (s: string): boolean => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
+  if (m === null) return false
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const date = new Date(0)
+  date.setUTCFullYear(y, mo - 1, d)
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
+}
+
+const DATETIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i
+
+/** The instant of an ISO 8601 date-time with a zone on a day that exists; undefined for anything else. */
+export const datetimeMillis = (s: string): number | undefined => {
+  const m = DATETIME.exec(s)
+  if (m === null || m[1] === undefined || !isCalendarDate(m[1])) return undefined
+  const t = Date.parse(s)
+  return Number.isNaN(t) ? undefined : t
+}
