@@ -63,6 +63,11 @@ export const make = Effect.gen(function*() {
         Effect.flatMap(one),
         Effect.map(Option.map(toOrganization))
       ),
+    oldest: sql`select * from organizations order by created_at, id limit 1`.pipe(
+      Effect.orDie,
+      Effect.flatMap(one),
+      Effect.map(Option.map(toOrganization))
+    ),
     update: (id, changes) => {
       const set: Record<string, unknown> = { updatedAt: changes.updatedAt }
       if (changes.name !== undefined) set.name = changes.name

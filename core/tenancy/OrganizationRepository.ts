@@ -13,6 +13,8 @@ export class OrganizationRepository extends Context.Tag("catalog/OrganizationRep
   readonly insert: (organization: Organization) => Effect.Effect<void, Conflict>
   readonly findById: (id: string) => Effect.Effect<Option.Option<OrganizationRow>>
   readonly findBySlug: (slug: string) => Effect.Effect<Option.Option<Organization>>
+  /** The organization made first, if any. */
+  readonly oldest: Effect.Effect<Option.Option<Organization>>
   /** Fails with Conflict when the new slug is taken. */
   readonly update: (
     id: string,

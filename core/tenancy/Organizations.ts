@@ -131,6 +131,9 @@ export const makeOrganizations = Effect.gen(function*() {
     Effect.gen(function*() {
       const found = yield* uow.system(repo.findBySlug(slug))
       if (Option.isSome(found)) return found.value
+      // The one organization of a single-tenant deployment may have been renamed since.
+      const renamed = yield* uow.system(repo.oldest)
+      if (Option.isSome(renamed)) return renamed.value
       const organization = yield* uow.system(insertOrganization(slug, slug, null))
       yield* uow.tenant(organization.id, record(organization.id, { type: "system", id: SYSTEM_ACTOR_ID }, "organization.created", { slug }))
       return organization
