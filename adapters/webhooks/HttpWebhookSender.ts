@@ -30,13 +30,14 @@ export interface HttpWebhookSenderOptions {
 const systemResolver: Resolver = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))))
 
-/** RFC 6761: these names are the loopback interface, whatever a resolver says. */
+/**
+ * RFC 6761: these names are the loopback interface, whatever a resolver says. The
+ * specification refuses localhost by name, so no address exemption lets them through.
+ */
 const isLocalhostName = (hostname: string) => {
   const name = hostname.toLowerCase().replace(/\.$/, "")
   return name === "localhost" || name.endsWith(".localhost")
 }
-
-const LOCALHOST_ADDRESSES: ReadonlyArray<ResolvedAddress> = [{ address: "127.0.0.1", family: 4 }, { address: "::1", family: 6 }]
 
 /** The literal IP of a URL's host (URL has already normalized `127.1`, `2130706433`, ...), if it is one. */
 const literalAddress = (hostname: string): string | undefined => {
@@ -54,7 +55,8 @@ class RefusedAddress extends Error {
  * is the address connected to, and DNS rebinding after install gains nothing.
  */
 const allowedAddresses = (guard: AddressGuard, resolve: Resolver) => async (hostname: string): Promise<ReadonlyArray<ResolvedAddress>> => {
-  const addresses = isLocalhostName(hostname) ? LOCALHOST_ADDRESSES : await resolve(hostname)
+  if (isLocalhostName(hostname)) throw new RefusedAddress(`destination refused: ${hostname} is localhost`)
+  const addresses = await resolve(hostname)
   const allowed = addresses.filter((a) => guard.refusal(a.address) === undefined)
   if (allowed.length === 0) {
     const reasons = addresses.map((a) => guard.refusal(a.address)).join("; ")

@@ -93,7 +93,8 @@ describe("the webhook address guard", () => {
       const loopbackOnly = ["127.0.0.1/32"]
       expect(yield* accepts(loopbackOnly, "http://127.0.0.1:9/hook")).toBe(true)
       expect(yield* accepts(loopbackOnly, "http://[::ffff:127.0.0.1]:9/hook")).toBe(true)
-      expect(yield* accepts(loopbackOnly, "http://localhost:9/hook")).toBe(true)
+      expect(yield* accepts(loopbackOnly, "http://localhost:9/hook")).toBe(false)
+      expect(yield* accepts(loopbackOnly, "http://api.localhost:9/hook")).toBe(false)
       expect(yield* accepts(loopbackOnly, "http://127.0.0.2:9/hook")).toBe(false)
       expect(yield* accepts(loopbackOnly, "http://[::1]:9/hook")).toBe(false)
       expect(yield* accepts(loopbackOnly, "http://10.0.0.1/hook")).toBe(false)
