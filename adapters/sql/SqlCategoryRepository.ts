@@ -83,6 +83,12 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
+    lockTree: (organizationId) =>
+      sql.onDialectOrElse({
+        pg: () => Effect.orDie(Effect.asVoid(sql`select pg_advisory_xact_lock(hashtextextended(${`categories:${organizationId}`}, 0))`)),
+        // SQLite writes one transaction at a time: the tree is held already.
+        orElse: () => Effect.void
+      }),
     ancestors: (organizationId, id) =>
       sql`with recursive up(id, parent_id, depth) as (
             select id, parent_id, 0 from categories where organization_id = ${organizationId} and id = ${id}

@@ -68,7 +68,10 @@ export const makeCategories = Effect.gen(function*() {
     retryGeneratedSlug(input.slug === undefined, inTenant((organizationId, actor) =>
       Effect.gen(function*() {
         const id = yield* crypto.uuid
-        if (input.parentId) yield* checkParent(organizationId, input.parentId)
+        if (input.parentId) {
+          yield* repo.lockTree(organizationId)
+          yield* checkParent(organizationId, input.parentId)
+        }
         const { values } = yield* writeEntityAttributes(families, media, organizationId, "category", {}, input.attributes)
         const slug = input.slug ?? (yield* freeSlug(input.name, id, "category", (s) => repo.slugsTaken(organizationId, s)))
         const at = yield* now
@@ -98,6 +101,7 @@ export const makeCategories = Effect.gen(function*() {
       Effect.gen(function*() {
         const current = yield* find(organizationId, id)
         if (patch.parentId !== undefined && patch.parentId !== null && patch.parentId !== current.parentId) {
+          yield* repo.lockTree(organizationId)
           if (patch.parentId === id) return yield* ValidationFailed.one(["parentId"], "a category cannot be its own parent", "cycle")
           yield* checkParent(organizationId, patch.parentId)
           const above = yield* repo.ancestors(organizationId, patch.parentId)
@@ -131,6 +135,7 @@ export const makeCategories = Effect.gen(function*() {
     inTenant((organizationId) =>
       Effect.gen(function*() {
         const current = yield* find(organizationId, id)
+        yield* repo.lockTree(organizationId)
         if (yield* repo.hasChildren(organizationId, id)) {
           return yield* new Conflict({ message: `category ${id} has child categories; move or delete them first` })
         }

@@ -20,6 +20,12 @@ export class CategoryRepository extends Context.Tag("catalog/CategoryRepository"
     query: { readonly parentId?: string | undefined; readonly q?: string | undefined }
   ) => Effect.Effect<ReadonlyArray<Category>>
   readonly hasChildren: (organizationId: string, id: string) => Effect.Effect<boolean>
+  /**
+   * Holds the organization's category tree until the transaction ends, so that moves and
+   * deletions checked against the tree see each other (two moves could otherwise each pass
+   * the cycle check and make a cycle together).
+   */
+  readonly lockTree: (organizationId: string) => Effect.Effect<void>
   /** The ids of `id`'s ancestors, nearest first. */
   readonly ancestors: (organizationId: string, id: string) => Effect.Effect<ReadonlyArray<string>>
   /** Which of `ids` exist in the organization. */

@@ -125,6 +125,25 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.byName.ids).toEqual([result.p.id])
       }))
 
+    it.effect("never lets two concurrent moves make a cycle of categories", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const categories = yield* Categories
+          const outcomes: Array<ReadonlyArray<boolean>> = []
+          for (let round = 0; round < 5; round++) {
+            const a = yield* categories.create({ name: `A ${round}` })
+            const b = yield* categories.create({ name: `B ${round}` })
+            const moves = yield* Effect.all([
+              Effect.either(categories.update(a.id, { parentId: b.id })),
+              Effect.either(categories.update(b.id, { parentId: a.id }))
+            ], { concurrency: "unbounded" })
+            outcomes.push(moves.map((m) => m._tag === "Right"))
+          }
+          return outcomes
+        }))
+        for (const moved of result) expect(moved.filter(Boolean)).toHaveLength(1)
+      }))
+
     it.effect("merges a patch per code and scope, removes entries sent with value null, and lists what changed", () =>
       Effect.gen(function*() {
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
