@@ -82,6 +82,7 @@ export const makeModifiers = Effect.gen(function*() {
           })
           yield* checkOptions(after.type, after.options)
           const changed = (["name", "type", "options"] as const).filter((k) => !sameJson(before[k], after[k]))
+          if (changed.length === 0) return before
           yield* repo.update(after)
           yield* record("modifier.updated", id, { changed_fields: changed })
           return after

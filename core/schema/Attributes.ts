@@ -129,6 +129,7 @@ export const makeAttributes = Effect.gen(function*() {
           const changed = (Object.keys(sent) as Array<keyof AttributeRecord>).filter((k) =>
             sent[k] !== undefined && !sameJson(sent[k], existing[k])
           )
+          if (changed.length === 0) return toAttribute(existing)
           const at = yield* now
           const merged: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
           if (changed.includes("type")) {

@@ -19,6 +19,7 @@ import {
 import { type AttachmentRecord, FamilyRepository, type FamilySchema } from "./FamilyRepository.js"
 import { requestedOverride } from "./Requirements.js"
 import { actorId, inTenant, now } from "./Tenant.js"
+import { sameJson } from "../shared/CanonicalJson.js"
 
 /** The kinds whose one family is provisioned on first use instead of created. */
 export type ProvisionedKind = "category" | "brand"
@@ -54,7 +55,7 @@ export class Families extends Context.Tag("catalog/Families")<Families, {
 
 const fromEither = <A>(e: Either.Either<A, ValidationFailed>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 
-const toAttachment = (a: AttachmentRecord) =>
+const toAttachment = (a: Pick<AttachmentRecord, "familyId" | "attributeId" | "requirementOverride" | "position">) =>
   new FamilyAttachment({
     familyId: a.familyId,
     attributeId: a.attributeId,
@@ -188,14 +189,15 @@ export const makeFamilies = Effect.gen(function*() {
   const update = (id: string, input: UpdateFamily) =>
     tenant((organizationId) =>
       Effect.gen(function*() {
-        yield* find(organizationId, id)
+        const before = yield* find(organizationId, id)
+        const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined && !sameJson(input[k], before[k]))
+        if (changed.length === 0) return before
         const updated = yield* repo.update(organizationId, id, {
-          ...(input.label === undefined ? {} : { label: input.label }),
-          ...(input.description === undefined ? {} : { description: input.description }),
+          ...(input.label !== undefined && changed.includes("label") ? { label: input.label } : {}),
+          ...(input.description !== undefined && changed.includes("description") ? { description: input.description } : {}),
           updatedAt: yield* now
         })
         if (Option.isNone(updated)) return yield* new NotFound({ entity: "attribute family", id })
-        const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined)
         yield* familyEvent("family.updated", updated.value, { changed_fields: changed })
         return updated.value
       })
@@ -250,16 +252,19 @@ export const makeFamilies = Effect.gen(function*() {
       return yield* tenant((organizationId) =>
         Effect.gen(function*() {
           yield* find(organizationId, familyId)
+          const before = (yield* repo.entries(organizationId, familyId)).find((e) => e.attributeId === attributeId)
+          if (before === undefined) return yield* new NotFound({ entity: "family attribute", id: attributeId })
+          const changed = [
+            ...(override === undefined || override === before.requirementOverride ? [] : ["requirementOverride"]),
+            ...(input.position === undefined || input.position === before.position ? [] : ["position"])
+          ]
+          if (changed.length === 0) return toAttachment(before)
           const updated = yield* repo.updateAttachment(organizationId, familyId, attributeId, {
-            ...(override === undefined ? {} : { requirementOverride: override }),
-            ...(input.position === undefined ? {} : { position: input.position }),
+            ...(changed.includes("requirementOverride") ? { requirementOverride: override ?? null } : {}),
+            ...(input.position !== undefined && changed.includes("position") ? { position: input.position } : {}),
             updatedAt: yield* now
           })
           if (Option.isNone(updated)) return yield* new NotFound({ entity: "family attribute", id: attributeId })
-          const changed = [
-            ...(override === undefined ? [] : ["requirementOverride"]),
-            ...(input.position === undefined ? [] : ["position"])
-          ]
           yield* attachmentEvent("family_attribute.updated", familyId, attributeId, { changed_fields: changed })
           return toAttachment(updated.value)
         })

@@ -82,6 +82,10 @@ export const makeApiKeys = Effect.gen(function*() {
     inTenant((organizationId) =>
       Effect.gen(function*() {
         const at = yield* now
+        const before = yield* repo.findById(organizationId, id)
+        if (Option.isNone(before)) return yield* new NotFound({ entity: "api key", id })
+        // The same name again changes nothing: no write, no event.
+        if (before.value.name === name) return toApiKey(before.value, at)
         const row = yield* repo.rename(organizationId, id, name, at)
         if (Option.isNone(row)) return yield* new NotFound({ entity: "api key", id })
         yield* services(emit({ name: "api_key.updated", entityType: "api_key", entityId: id, payload: { changed_fields: ["name"] } }))

@@ -118,6 +118,30 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(c.config.events).toEqual(["api_key.*"])
   })
 
+  it("records no event for writes that change nothing", async () => {
+    const fresh = await host.tenant()
+    const attribute = (await fresh.req("POST", "/v1/attributes", { body: { code: "gloss", label: { en: "Gloss" }, type: "text" } })).json
+    const family = (await fresh.req("POST", "/v1/attribute-families", { body: { code: "paints", label: { en: "Paints" } } })).json
+    await fresh.req("POST", `/v1/attribute-families/${family.id}/attributes`, { body: { attributeId: attribute.id } })
+    const key = (await fresh.req("POST", "/v1/api-keys", { body: { name: "same" } })).json
+    const modifier = (await fresh.req("POST", "/v1/modifiers", { body: { code: "gift_wrap", name: "Gift wrap", type: "text" } })).json
+    const organization = (await fresh.req("GET", "/v1/organizations/me")).json
+
+    const again = [
+      await fresh.req("PATCH", `/v1/attributes/${attribute.id}`, { body: { label: { en: "Gloss" } } }),
+      await fresh.req("PATCH", `/v1/attribute-families/${family.id}`, { body: { label: { en: "Paints" } } }),
+      await fresh.req("PATCH", `/v1/attribute-families/${family.id}/attributes/${attribute.id}`, { body: { position: 0, requirementOverride: null } }),
+      await fresh.req("PATCH", `/v1/api-keys/${key.id}`, { body: { name: "same" } }),
+      await fresh.req("PATCH", `/v1/modifiers/${modifier.id}`, { body: { name: "Gift wrap" } }),
+      await fresh.req("PATCH", "/v1/organizations/me", { body: { name: organization.name } })
+    ]
+    expect(again.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200])
+    expect(again[4]?.json.updatedAt).toBe(modifier.updatedAt)
+    expect((await fresh.req("GET", "/v1/audit-log?action=updated")).json.data).toEqual([])
+    await fresh.req("PATCH", `/v1/modifiers/${modifier.id}`, { body: { name: "Gift box" } })
+    expect((await fresh.req("GET", "/v1/audit-log?action=updated")).json.data.map((e: { name: string }) => e.name)).toEqual(["modifier.updated"])
+  })
+
   it("lists the audit log with the actor of each change, filtered and paged", async () => {
     const fresh = await host.tenant()
     const key = (await fresh.req("POST", "/v1/api-keys", { body: { name: "audited" } })).json
