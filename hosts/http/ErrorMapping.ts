@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
+import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
 import { CatalogApi } from "./Api.js"
 import { decodeIssues } from "./DecodeIssues.js"
 import { envelope } from "./Errors.js"
@@ -10,7 +11,9 @@ const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
 const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 
 const JSON_BODY_LIMIT = 10 * 1024 * 1024
-const UPLOAD_BODY_LIMIT = 100 * 1024 * 1024
+// A file of the largest size allowed, plus room for the form's other fields and boundaries;
+// the file's own size is checked as it streams.
+const UPLOAD_BODY_LIMIT = MAX_MEDIA_BYTES + 1024 * 1024
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
   const length = request.headers["content-length"]

@@ -111,7 +111,7 @@ describe("media over HTTP", () => {
     expect(noBoundary.status).toBe(422)
   })
 
-  it("answers 413 for a declared body over 100 MB, and for a streamed one once it passes 100 MB, keeping nothing", async () => {
+  it("takes a file of exactly 100 MiB, and answers 413 for a declared body beyond that and the form, and for a streamed file once it passes 100 MiB, keeping nothing", async () => {
     const t = await host.tenant()
     const lamp = await product(t)
     const filesBefore = blobFiles().length
@@ -131,26 +131,31 @@ describe("media over HTTP", () => {
       })
     const boundary = "----limit"
     const declared = await send(
-      { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(100 * 1024 * 1024 + 1) },
+      { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(101 * 1024 * 1024 + 1) },
       (req) => req.write("--")
     )
     expect([declared.status, JSON.parse(declared.body).error.code]).toEqual([413, "FST_ERR_CTP_BODY_TOO_LARGE"])
 
     const chunk = Buffer.alloc(1024 * 1024)
-    const streamed = await send({ "content-type": `multipart/form-data; boundary=${boundary}` }, (req) => {
-      req.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`)
-      let sent = 0
-      const more = (): void => {
-        while (sent < 101) {
-          sent += 1
-          if (!req.write(chunk)) return void req.once("drain", more)
+    const streamFile = (megabytes: number, extra: Buffer) =>
+      send({ "content-type": `multipart/form-data; boundary=${boundary}` }, (req) => {
+        req.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`)
+        let sent = 0
+        const more = (): void => {
+          while (sent < megabytes) {
+            sent += 1
+            if (!req.write(chunk)) return void req.once("drain", more)
+          }
+          req.end(Buffer.concat([extra, Buffer.from(`\r\n--${boundary}--\r\n`)]))
         }
-        req.end(`\r\n--${boundary}--\r\n`)
-      }
-      more()
-    })
+        more()
+      })
+    const streamed = await streamFile(100, Buffer.alloc(1))
     expect([streamed.status, JSON.parse(streamed.body).error.code]).toEqual([413, "FST_ERR_CTP_BODY_TOO_LARGE"])
     expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
     expect(blobFiles().length).toBe(filesBefore)
+
+    const largest = await streamFile(100, Buffer.alloc(0))
+    expect([largest.status, JSON.parse(largest.body).size]).toEqual([201, 100 * 1024 * 1024])
   }, 60_000)
 })
