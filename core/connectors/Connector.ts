@@ -13,7 +13,10 @@ export const DestinationUrl = Schema.String.pipe(
   Schema.filter(isHttpUrl, { message: () => "must be an absolute http or https URL" })
 )
 
-export const WebhookSecret = Schema.String.pipe(Schema.minLength(16, { message: () => "must be at least 16 characters" }))
+/** At least 16 characters, counted as code points (`Schema.minLength` counts UTF-16 units: 8 emoji would pass). */
+export const WebhookSecret = Schema.String.pipe(
+  Schema.filter((s) => Array.from(s).length >= 16, { message: () => "must be at least 16 characters" })
+)
 
 /** Headers every delivery carries; `extra_headers` may not replace them. */
 const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "expect", "upgrade"])

@@ -58,6 +58,7 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
 
   it.each([
     ["a secret shorter than 16 characters", { destination_url: "http://127.0.0.1:9/h", secret: "123456789012345" }, ["config", "secret"]],
+    ["a secret of 8 characters in 16 UTF-16 units", { destination_url: "http://127.0.0.1:9/h", secret: "\u{1F511}".repeat(8) }, ["config", "secret"]],
     ["no secret", { destination_url: "http://127.0.0.1:9/h", secret: undefined }, ["config", "secret"]],
     ["an ftp destination", { destination_url: "ftp://203.0.113.10/h" }, ["config", "destination_url"]],
     ["a private destination", { destination_url: "http://192.168.1.20/h" }, ["config", "destination_url"]],
