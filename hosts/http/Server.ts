@@ -27,6 +27,7 @@ import { HealthLive } from "./health/Http.js"
 import { ModifiersLive } from "./modifiers/Http.js"
 import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
+import { closeAfterUnreadBody } from "./UnreadBodies.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
 /** The storage the database URL names. */
@@ -91,7 +92,7 @@ const handlers = (config: HostConfig) =>
 
 /** The HTTP application on whatever `HttpServer` is provided (a real port, or a test server). */
 export const server = (config: HostConfig, track?: (app: HttpApp.Default) => HttpApp.Default) =>
-  HttpApiBuilder.serve(track).pipe(
+  HttpApiBuilder.serve((app) => closeAfterUnreadBody(track ? track(app) : app)).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(EdgeLive),

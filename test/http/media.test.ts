@@ -111,19 +111,19 @@ describe("media over HTTP", () => {
     expect(noBoundary.status).toBe(422)
   })
 
-  it("takes a file of exactly 100 MiB, and answers 413 for a declared body beyond that and the form, and for a streamed file once it passes 100 MiB, keeping nothing", async () => {
+  it("takes a file of exactly 100 MiB, and answers 413 for a declared body beyond that and the form, and for a streamed file once it passes 100 MiB, keeping nothing and closing the connection", async () => {
     const t = await host.tenant()
     const lamp = await product(t)
     const filesBefore = blobFiles().length
     const send = (headers: Record<string, string>, write: (req: ClientRequest) => void) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
+      new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
         const req = request(`${host.baseUrl}/v1/products/${lamp}/media`, {
           method: "POST",
           headers: { authorization: `Bearer ${t.apiKey}`, ...headers }
         }, (res) => {
           let body = ""
           res.on("data", (c: Buffer) => (body += c.toString()))
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }))
         })
         // The server may answer and close before the whole body is sent.
         req.on("error", (e: NodeJS.ErrnoException) => (e.code === "EPIPE" || e.code === "ECONNRESET" ? undefined : reject(e)))
@@ -152,6 +152,12 @@ describe("media over HTTP", () => {
       })
     const streamed = await streamFile(100, Buffer.alloc(1))
     expect([streamed.status, JSON.parse(streamed.body).error.code]).toEqual([413, "FST_ERR_CTP_BODY_TOO_LARGE"])
+    // The parser's own limit is reached only after the blob store has refused the file.
+    const pastParser = await streamFile(100, Buffer.alloc(256 * 1024))
+    expect([pastParser.status, JSON.parse(pastParser.body).error.code]).toEqual([413, "FST_ERR_CTP_BODY_TOO_LARGE"])
+    expect((await fetch(`${host.baseUrl}/healthz`)).status).toBe(200)
+    // The rest of a refused body is never read: the connection cannot carry another request.
+    expect([declared.connection, streamed.connection, pastParser.connection]).toEqual(["close", "close", "close"])
     expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
     expect(blobFiles().length).toBe(filesBefore)
 

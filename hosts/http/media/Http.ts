@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse, Multipart } from "@effect/platform"
+import { NodeMultipart } from "@effect/platform-node"
 import { Effect, Schema, Stream } from "effect"
 import { MAX_MEDIA_BYTES, type UploadPart } from "../../../core/media/Media.js"
 import { MediaLibrary } from "../../../core/media/MediaLibrary.js"
@@ -25,10 +26,16 @@ const uploadError = (error: Multipart.MultipartError): TooLarge | ValidationFail
   }
 }
 
-const toUploadPart = (part: Multipart.Part): UploadPart<TooLarge | ValidationFailed> =>
-  Multipart.isFile(part)
-    ? { _tag: "File", key: part.key, filename: part.name, contentType: part.contentType, content: Stream.mapError(part.content, uploadError) }
-    : { _tag: "Field", key: part.key, value: part.value }
+const ignore = () => {}
+
+const toUploadPart = (part: Multipart.Part): UploadPart<TooLarge | ValidationFailed> => {
+  if (!Multipart.isFile(part)) return { _tag: "Field", key: part.key, value: part.value }
+  // Once the blob store has refused a file, nothing listens to its stream, yet the parser goes
+  // on reading the rest of the body and reports its limits on that stream: an error event
+  // without a listener would end the process.
+  NodeMultipart.fileToReadable(part).on("error", ignore)
+  return { _tag: "File", key: part.key, filename: part.name, contentType: part.contentType, content: Stream.mapError(part.content, uploadError) }
+}
 
 export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
   Effect.gen(function*() {
