@@ -7,10 +7,11 @@ import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
 
 /** A moment to filter by: an ISO 8601 date-time with a zone, or a date (midnight UTC). */
-const Instant = Schema.Union(
-  DateTimeString,
-  Schema.String.pipe(Schema.filter(isCalendarDate))
-).annotations({ message: () => "must be an ISO 8601 date-time with a zone, or a date" })
+const Instant = Schema.String.pipe(
+  Schema.filter((s) => isCalendarDate(s) || Schema.is(DateTimeString)(s), {
+    message: () => "must be an ISO 8601 date-time with a zone, or a date"
+  })
+)
 
 /** The audit log's filters: snake_case, as the specification names them. Unknown keys are refused. */
 export const AuditQuery = Schema.Struct({
