@@ -37,7 +37,20 @@ export const make = Effect.gen(function*() {
     // SQLite: BEGIN/COMMIT would cost more than the read itself, and a statement never sees
     // another's uncommitted writes (one connection, held by a transaction until it ends).
     read: (organizationId, effect) => sql.onDialectOrElse({ pg: () => tenant(organizationId, effect), orElse: () => effect }),
-    system: (effect) => wakeAfterCommit(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect)
+    system: (effect) => wakeAfterCommit(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect),
+    lock: (kind, ids) =>
+      sql.onDialectOrElse({
+        // Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest
+        // yields the array in order). A shared hash only makes two writers wait in turn.
+        pg: () => {
+          const keys = [...new Set(ids.map((id) => `${kind}:${id}`))].sort()
+          return keys.length === 0 ? Effect.void : Effect.orDie(Effect.asVoid(
+            sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`
+          ))
+        },
+        // One connection, and a transaction holds it until it ends: writers already take turns.
+        orElse: () => Effect.void
+      })
   })
 })
 

@@ -73,6 +73,7 @@ export const makeBrands = Effect.gen(function*() {
   const update = (id: string, patch: UpdateBrand) =>
     inTenant((organizationId, actor) =>
       Effect.gen(function*() {
+        yield* uow.lock("brand", [id])
         const current = yield* find(organizationId, id)
         const { values, touched } = yield* writeEntityAttributes(families, media, organizationId, "brand", current.attributes, patch.attributes)
         const next = new Brand({
@@ -97,6 +98,7 @@ export const makeBrands = Effect.gen(function*() {
   const remove = (id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("brand", [id])
         const current = yield* find(organizationId, id)
         yield* repo.delete(organizationId, id, yield* now)
         yield* emit({ name: "brand.deleted", entityType: "brand", entityId: id, payload: { slug: current.slug } })

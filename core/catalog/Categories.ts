@@ -99,6 +99,7 @@ export const makeCategories = Effect.gen(function*() {
   const update = (id: string, patch: UpdateCategory) =>
     inTenant((organizationId, actor) =>
       Effect.gen(function*() {
+        yield* uow.lock("category", [id])
         const current = yield* find(organizationId, id)
         if (patch.parentId !== undefined && patch.parentId !== null && patch.parentId !== current.parentId) {
           yield* repo.lockTree(organizationId)
@@ -134,6 +135,7 @@ export const makeCategories = Effect.gen(function*() {
   const remove = (id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("category", [id])
         const current = yield* find(organizationId, id)
         yield* repo.lockTree(organizationId)
         if (yield* repo.hasChildren(organizationId, id)) {

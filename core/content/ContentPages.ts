@@ -142,6 +142,7 @@ export const makeContentPages = Effect.gen(function*() {
   const update = (id: string, input: UpdateContentPage) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("content_page", [id])
         const current = yield* find(organizationId, id)
         const familyId = input.familyId ?? current.familyId
         const schema = yield* contentFamily(organizationId, familyId)
@@ -191,6 +192,7 @@ export const makeContentPages = Effect.gen(function*() {
   const remove = (id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("content_page", [id])
         const page = yield* find(organizationId, id)
         yield* repo.remove(organizationId, id)
         yield* record("content_page.deleted", id, { slug: page.slug })

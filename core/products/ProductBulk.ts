@@ -64,6 +64,8 @@ export interface BulkDeps {
   readonly planContext: (needs: PlanNeeds) => Effect.Effect<PlanContext>
   /** Runs `effect` in a savepoint of the batch's transaction, so a failure undoes only it. */
   readonly nestedTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Holds the products the batch updates or deletes against other writers (see `UnitOfWork.lock`). */
+  readonly lock: (ids: ReadonlyArray<string>) => Effect.Effect<void>
   readonly newId: Effect.Effect<string>
 }
 
@@ -87,6 +89,7 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
     }
 
     const targeted = decoded.flatMap((d) => (d.op === "create" ? [] : [d.id]))
+    yield* deps.lock(targeted)
     const existing = targeted.length === 0 ? [] : yield* repo.findByIds(organizationId, [...new Set(targeted)])
     const state = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
 

@@ -152,6 +152,7 @@ export const makeProducts = Effect.gen(function*() {
   const update = (id: string, patch: UpdateProduct) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("product", [id])
         const found = yield* repo.findById(organizationId, id)
         if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
         const current = found.value
@@ -182,6 +183,7 @@ export const makeProducts = Effect.gen(function*() {
   const remove = (id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("product", [id])
         const found = yield* repo.findById(organizationId, id)
         if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
         const keys = yield* media.blobKeysOf(organizationId, [id])
@@ -246,6 +248,7 @@ export const makeProducts = Effect.gen(function*() {
           const results = yield* runBulk(organizationId, items, {
             planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),
             nestedTransaction: (effect) => uow.tenant(organizationId, effect),
+            lock: (ids) => uow.lock("product", ids),
             newId: crypto.uuid
           })
           return { keys, results }

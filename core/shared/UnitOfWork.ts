@@ -21,4 +21,12 @@ export class UnitOfWork extends Context.Tag("catalog/UnitOfWork")<UnitOfWork, {
    * credentials, deleting a tenant, the outbox.
    */
   readonly system: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Holds the records of `kind` with these ids against every other writer until the
+   * transaction ends. A write that reads a record to change it (a merge, a list of changed
+   * fields) takes this first, so no concurrent write is lost. Take every record a
+   * transaction changes in one call: they are held in one global order, so two writers
+   * never wait on each other in a cycle.
+   */
+  readonly lock: (kind: string, ids: ReadonlyArray<string>) => Effect.Effect<void>
 }>() {}

@@ -136,6 +136,7 @@ export const makeVariants = Effect.gen(function*() {
   const update = (productId: string, id: string, input: UpdateVariant) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("variant", [id])
         const product = yield* requireProduct(products, organizationId, productId)
         const current = yield* find(organizationId, productId, id)
         const context = yield* contextOf(organizationId, product.familyId)
@@ -186,6 +187,7 @@ export const makeVariants = Effect.gen(function*() {
     remove: (productId, id) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {
+          yield* uow.lock("variant", [id])
           yield* requireProduct(products, organizationId, productId)
           const variant = yield* find(organizationId, productId, id)
           yield* repo.remove(organizationId, productId, id)

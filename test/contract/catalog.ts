@@ -167,6 +167,51 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(updates[0]?.payload).toEqual({ changed_fields: ["name", "attributes.blurb", "attributes.weight"] })
       }))
 
+    it.effect("keeps every one of concurrent patches of one product, each merged into what the others wrote", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const patches = [
+            { blurb: val("warm") },
+            { weight: val(2) },
+            { price: val({ amount_cents: 1000, currency: "EUR" }) },
+            { size: val({ amount: 42, unit: "eu" }) }
+          ]
+          const rounds = []
+          for (let round = 0; round < 3; round++) {
+            const p = yield* products.create({ familyId: family.id, name: `Boot ${round}` })
+            yield* Effect.all(patches.map((attributes) => products.update(p.id, { attributes })), { concurrency: "unbounded" })
+            rounds.push(yield* products.get(p.id, {}))
+          }
+          return rounds
+        }))
+        for (const p of result) expect(Object.keys(p.attributes).sort()).toEqual(["blurb", "price", "size", "weight"])
+        const changed = (yield* eventsOf(organizationId)).filter((e) => e.name === "product.updated").map((e) => e.payload)
+        expect(changed).toHaveLength(12)
+        for (const payload of changed) expect((payload as { changed_fields: Array<string> }).changed_fields).toHaveLength(1)
+      }))
+
+    it.effect("runs concurrent bulk batches over the same products in opposite orders, keeping every change", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const ids = yield* Effect.all(Array.from({ length: 20 }, (_, i) => named(family.id, `Lamp ${i}`)))
+          const batch = (order: ReadonlyArray<string>, attributes: Record<string, ReturnType<typeof val>>) =>
+            products.bulk(order.map((id) => ({ op: "update" as const, id, attributes })))
+          const results = yield* Effect.all([
+            batch(ids, { blurb: val("bright") }),
+            batch([...ids].reverse(), { weight: val(3) }),
+            batch(ids, { price: val({ amount_cents: 500, currency: "EUR" }) })
+          ], { concurrency: "unbounded" })
+          const after = yield* Effect.all(ids.map((id) => products.get(id, {})))
+          return { results, after }
+        }))
+        for (const r of result.results) expect(r.map((item) => item.ok)).toEqual(Array.from({ length: 20 }, () => true))
+        for (const p of result.after) expect(Object.keys(p.attributes).sort()).toEqual(["blurb", "price", "weight"])
+      }))
+
     it.effect("refuses activation while a required attribute is unfilled, naming it, and allows it once filled", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
@@ -752,6 +797,36 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.clash).toContain("brand name ACME is taken")
         expect(result.after.brandId).toBeNull()
         expect(result.after.updatedAt >= result.p.updatedAt).toBe(true)
+      }))
+
+    it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const families = yield* Families
+          const attributes = yield* Attributes
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const codes = ["description", "intro", "footer", "banner"]
+          for (const entityKind of ["category", "brand"] as const) {
+            const family = (yield* families.provisioned(entityKind)).family
+            for (const code of codes.slice(1)) {
+              const made = yield* attributes.create({ code, label: { en: code }, type: "text", entityKind })
+              yield* families.attach(family.id, { attributeId: made.id })
+            }
+          }
+          const kept = []
+          for (let round = 0; round < 3; round++) {
+            const category = yield* categories.create({ name: `Lights ${round}` })
+            const brand = yield* brands.create({ name: `Lumen ${round}` })
+            yield* Effect.all(codes.flatMap((code) => [
+              categories.update(category.id, { attributes: { [code]: val(code) } }),
+              brands.update(brand.id, { attributes: { [code]: val(code) } })
+            ]), { concurrency: "unbounded" })
+            kept.push(Object.keys((yield* categories.get(category.id)).attributes), Object.keys((yield* brands.get(brand.id)).attributes))
+          }
+          return { kept, codes }
+        }))
+        for (const keys of result.kept) expect([...keys].sort()).toEqual([...result.codes].sort())
       }))
 
     it.effect("deletes an attribute's stored values from products, and the family in use answers Conflict", () =>

@@ -63,6 +63,22 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         ])
       }))
 
+    it.effect("keeps every one of concurrent patches of one page, each merged into what the others wrote", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const pages = yield* ContentPages
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const codes = ["intro", "body", "footer", "aside"]
+        const family = yield* familyWith(tenant, "content", codes.map((code) => attr(code)))
+        for (let round = 0; round < 3; round++) {
+          const page = yield* as(pages.create({ familyId: family.id, title: `About ${round}` }))
+          yield* Effect.all(codes.map((code) => as(pages.update(page.id, { attributes: { [code]: entry(code) } }))), {
+            concurrency: "unbounded"
+          })
+          expect(Object.keys((yield* as(pages.get(page.id))).attributes).sort()).toEqual([...codes].sort())
+        }
+      }))
+
     it.effect("checks the family and values, and activation needs the required attributes", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant

@@ -66,6 +66,24 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         expect((yield* as(variants.create(sock.id, { sku: "SHIRT-L" }))).sku).toBe("SHIRT-L")
       }))
 
+    it.effect("keeps every one of concurrent patches of one variant, each merged into what the others wrote", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const codes = ["colour", "fabric", "fit", "care"]
+        const family = yield* familyWith(tenant, "product", codes.map((code) => attr(code)))
+        const shirt = yield* as(products.create({ familyId: family.id, name: "Shirt" }))
+        for (let round = 0; round < 3; round++) {
+          const v = yield* as(variants.create(shirt.id, { sku: `SHIRT-${round}` }))
+          yield* Effect.all(codes.map((code) => as(variants.update(shirt.id, v.id, { attributes: { [code]: entry(code) } }))), {
+            concurrency: "unbounded"
+          })
+          expect(Object.keys((yield* as(variants.get(shirt.id, v.id))).attributes).sort()).toEqual([...codes].sort())
+        }
+      }))
+
     it.effect("requires every variant axis and keeps each combination unique within the product", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
