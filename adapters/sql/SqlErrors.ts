@@ -1,5 +1,14 @@
 import type { SqlError } from "@effect/sql/SqlError"
 
+/**
+ * True when Postgres aborted the transaction so that another could go on: it broke a
+ * deadlock (40P01) or the transaction lost a serialization race (40001).
+ */
+export const isAbortedToLetAnotherGoOn = (error: SqlError): boolean => {
+  const cause = error.cause as { code?: unknown } | undefined
+  return cause?.code === "40P01" || cause?.code === "40001"
+}
+
 /** True when the database refused the write for a UNIQUE constraint (SQLite or Postgres). */
 export const isUniqueViolation = (error: SqlError): boolean => {
   const cause = error.cause as { code?: unknown } | undefined

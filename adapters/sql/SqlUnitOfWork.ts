@@ -1,8 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, FiberRef, Layer, Option } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Cause, Effect, FiberRef, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { APP_ROLE } from "./Rls.js"
+import { isAbortedToLetAnotherGoOn } from "./SqlErrors.js"
+
+const abortedByPostgres = (cause: Cause.Cause<unknown>) =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => e instanceof SqlError && isAbortedToLetAnotherGoOn(e))
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -17,12 +22,16 @@ export const make = Effect.gen(function*() {
       orElse: () => Effect.void
     })
 
-  // After the outermost transaction commits with new events, the dispatcher is woken:
-  // before the commit it could not see them.
+  // The outermost transaction runs again, from the start, when Postgres aborted it to let
+  // another go on (see `isAbortedToLetAnotherGoOn`): nothing of it was kept. After it
+  // commits with new events, the dispatcher is woken: before the commit it could not see them.
   const wakeAfterCommit = <A, E, R>(transaction: Effect.Effect<A, E, R>) =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       Option.isSome(outer) ? transaction : Effect.locally(
-        Effect.tap(transaction, () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))),
+        Effect.tap(
+          transaction.pipe(Effect.sandbox, Effect.retry({ times: 3, while: abortedByPostgres }), Effect.unsandbox),
+          () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))
+        ),
         appendedEvents,
         false
       ))
