@@ -5,7 +5,7 @@ import { Brand } from "../../core/catalog/Brand.js"
 import { BrandRepository } from "../../core/catalog/BrandRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { BooleanColumn, StoredValuesColumn, toJson } from "./Columns.js"
-import { presentValues } from "./PresentValues.js"
+import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -71,6 +71,7 @@ export const make = Effect.gen(function*() {
     },
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
+        yield* holdForDelete(sql, "brands", organizationId, id)
         yield* sql`update products set brand_id = null, updated_at = ${at} where organization_id = ${organizationId} and brand_id = ${id}`
         yield* sql`update product_categories set brand_id = null where organization_id = ${organizationId} and brand_id = ${id}`
         yield* sql`delete from brands where organization_id = ${organizationId} and id = ${id}`
@@ -83,7 +84,7 @@ export const make = Effect.gen(function*() {
       ),
     list: (organizationId) =>
       sql`select * from brands where organization_id = ${organizationId} order by lower(name), id`.pipe(Effect.orDie, Effect.flatMap(all)),
-    existing: (organizationId, ids) => presentValues(sql, "brands", "id", organizationId, ids),
+    existing: (organizationId, ids) => heldIds(sql, "brands", organizationId, ids),
     slugsTaken: (organizationId, slugs) => presentValues(sql, "brands", "slug", organizationId, slugs)
   })
 })

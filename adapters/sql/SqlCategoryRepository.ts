@@ -5,7 +5,7 @@ import { Category } from "../../core/catalog/Category.js"
 import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
-import { presentValues } from "./PresentValues.js"
+import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -57,6 +57,7 @@ export const make = Effect.gen(function*() {
     },
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
+        yield* holdForDelete(sql, "categories", organizationId, id)
         yield* sql`update products set updated_at = ${at}
                    where organization_id = ${organizationId}
                      and id in (select product_id from product_categories where category_id = ${id})`
@@ -101,7 +102,7 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.map((r) => r.id)),
         Effect.orDie
       ),
-    existing: (organizationId, ids) => presentValues(sql, "categories", "id", organizationId, ids),
+    existing: (organizationId, ids) => heldIds(sql, "categories", organizationId, ids),
     slugsTaken: (organizationId, slugs) => presentValues(sql, "categories", "slug", organizationId, slugs)
   })
 })

@@ -1,12 +1,14 @@
 import type { SqlError } from "@effect/sql/SqlError"
 
 /**
- * True when Postgres aborted the transaction so that another could go on: it broke a
- * deadlock (40P01) or the transaction lost a serialization race (40001).
+ * True when running the whole transaction again may succeed where this run failed: Postgres
+ * aborted it so that another could go on (a deadlock, 40P01, or a serialization conflict,
+ * 40001), or a row it had checked was deleted before it wrote a reference to it (a foreign
+ * key, 23503), which the checks of the next run will see.
  */
-export const isAbortedToLetAnotherGoOn = (error: SqlError): boolean => {
+export const isWorthRunningAgain = (error: SqlError): boolean => {
   const cause = error.cause as { code?: unknown } | undefined
-  return cause?.code === "40P01" || cause?.code === "40001"
+  return cause?.code === "40P01" || cause?.code === "40001" || cause?.code === "23503"
 }
 
 /** True when the database refused the write for a UNIQUE constraint (SQLite or Postgres). */

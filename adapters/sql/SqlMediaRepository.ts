@@ -3,7 +3,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { Media, type MediaRecord, mediaUrl } from "../../core/media/Media.js"
 import { MediaRepository } from "../../core/media/MediaRepository.js"
 import { IntColumn } from "./Columns.js"
-import { presentValues } from "./PresentValues.js"
+import { heldIds } from "./PresentValues.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -46,7 +46,7 @@ export const make = Effect.gen(function*() {
         Effect.flatMap(all),
         Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
-    existing: (organizationId, ids) => presentValues(sql, "media", "id", organizationId, ids),
+    existing: (organizationId, ids) => heldIds(sql, "media", organizationId, ids),
     ofProduct: (organizationId, productId, page) =>
       sql`select * from media where organization_id = ${organizationId} and product_id = ${productId}
           order by ${sql.literal(ORDER)} limit ${page.limit + 1} offset ${page.offset}`.pipe(

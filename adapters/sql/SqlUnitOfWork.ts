@@ -4,10 +4,10 @@ import { Cause, Effect, FiberRef, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { APP_ROLE } from "./Rls.js"
-import { isAbortedToLetAnotherGoOn } from "./SqlErrors.js"
+import { isWorthRunningAgain } from "./SqlErrors.js"
 
-const abortedByPostgres = (cause: Cause.Cause<unknown>) =>
-  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => e instanceof SqlError && isAbortedToLetAnotherGoOn(e))
+const worthRunningAgain = (cause: Cause.Cause<unknown>) =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => e instanceof SqlError && isWorthRunningAgain(e))
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -22,14 +22,14 @@ export const make = Effect.gen(function*() {
       orElse: () => Effect.void
     })
 
-  // The outermost transaction runs again, from the start, when Postgres aborted it to let
-  // another go on (see `isAbortedToLetAnotherGoOn`): nothing of it was kept. After it
-  // commits with new events, the dispatcher is woken: before the commit it could not see them.
+  // The outermost transaction runs again, from the start, when it lost a race to another
+  // (see `isWorthRunningAgain`): nothing of it was kept. After it commits with new events,
+  // the dispatcher is woken: before the commit it could not see them.
   const wakeAfterCommit = <A, E, R>(transaction: Effect.Effect<A, E, R>) =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       Option.isSome(outer) ? transaction : Effect.locally(
         Effect.tap(
-          transaction.pipe(Effect.sandbox, Effect.retry({ times: 3, while: abortedByPostgres }), Effect.unsandbox),
+          transaction.pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox),
           () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))
         ),
         appendedEvents,

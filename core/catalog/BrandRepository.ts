@@ -13,7 +13,7 @@ export class BrandRepository extends Context.Tag("catalog/BrandRepository")<Bran
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Brand>>
   /** Ordered by name. */
   readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<Brand>>
-  /** Which of `ids` exist in the organization. */
+  /** Which of `ids` exist in the organization; they cannot be deleted until the transaction ends. */
   readonly existing: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
   /** Which of `slugs` are taken in the organization. */
   readonly slugsTaken: (organizationId: string, slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>

@@ -28,7 +28,7 @@ export class CategoryRepository extends Context.Tag("catalog/CategoryRepository"
   readonly lockTree: (organizationId: string) => Effect.Effect<void>
   /** The ids of `id`'s ancestors, nearest first. */
   readonly ancestors: (organizationId: string, id: string) => Effect.Effect<ReadonlyArray<string>>
-  /** Which of `ids` exist in the organization. */
+  /** Which of `ids` exist in the organization; they cannot be deleted until the transaction ends. */
   readonly existing: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
   /** Which of `slugs` are taken in the organization. */
   readonly slugsTaken: (organizationId: string, slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>

@@ -5,7 +5,7 @@ import type { MediaRecord } from "./Media.js"
 export class MediaRepository extends Context.Tag("catalog/MediaRepository")<MediaRepository, {
   readonly insert: (record: MediaRecord) => Effect.Effect<void>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<MediaRecord>>
-  /** Which of `ids` name media records of the organization. */
+  /** Which of `ids` name media records of the organization; they cannot be deleted until the transaction ends. */
   readonly existing: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
   /** A page of the product's media by position, then upload; and whether more follow. */
   readonly ofProduct: (

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Effect, Exit, type Layer, Schema } from "effect"
+import { Cause, Effect, Exit, type Layer, Schema } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
@@ -30,6 +30,10 @@ const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     assert(Exit.isFailure(exit), "expected a failure")
     return JSON.stringify(exit.cause)
   })
+
+/** "ok", the tag of the one failure, or the whole cause (a defect, an interruption). */
+const outcomeOf = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
+  Exit.isSuccess(exit) ? "ok" : Cause.isFailType(exit.cause) ? exit.cause.error._tag : Cause.pretty(exit.cause)
 
 const val = (value: unknown) => [{ locale: null, channel: null, value }]
 
@@ -827,6 +831,41 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
           return { kept, codes }
         }))
         for (const keys of result.kept) expect([...keys].sort()).toEqual([...result.codes].sort())
+      }))
+
+    it.effect("answers writes racing a brand's or category's deletion as if they came before it or after it", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const sql = yield* SqlClient.SqlClient
+          const uow = yield* UnitOfWork
+          const { organizationId } = yield* CurrentTenant
+          const outcomes: Array<string> = []
+          const leftovers: Array<unknown> = []
+          // Products are filed in a category that stays too: the links there copy the brand.
+          const stays = yield* categories.create({ name: "Garage" })
+          for (let round = 0; round < 8; round++) {
+            const brand = yield* brands.create({ name: `Racer ${round}` })
+            const category = yield* categories.create({ name: `Track ${round}` })
+            const creates = Array.from({ length: 6 }, (_, i) =>
+              products.create({ familyId: family.id, name: `Kart ${round} ${i}`, brandId: brand.id, categoryIds: [stays.id, category.id] }))
+            const exits = yield* Effect.all([...creates.map(Effect.exit), Effect.exit(brands.delete(brand.id)), Effect.exit(categories.delete(category.id))], {
+              concurrency: "unbounded"
+            })
+            for (const exit of exits) {
+              outcomes.push(outcomeOf(exit))
+            }
+            leftovers.push(...yield* uow.tenant(organizationId, sql`
+              select 'product' as kind, id from products where brand_id = ${brand.id}
+              union all select 'link', product_id from product_categories where brand_id = ${brand.id} or category_id = ${category.id}`))
+          }
+          return { outcomes, leftovers }
+        }))
+        for (const outcome of result.outcomes) expect(["ok", "ValidationFailed"]).toContain(outcome)
+        expect(result.leftovers).toEqual([])
       }))
 
     it.effect("deletes an attribute's stored values from products, and the family in use answers Conflict", () =>

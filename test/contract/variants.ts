@@ -1,5 +1,5 @@
 import { assert, expect, layer } from "@effect/vitest"
-import { Effect, Exit, type Layer } from "effect"
+import { Cause, Effect, Exit, type Layer } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { AuditLog } from "../../core/events/AuditLog.js"
 import { Products } from "../../core/products/Products.js"
@@ -13,6 +13,10 @@ const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
   assert(Exit.isFailure(exit))
   expect(JSON.stringify(exit.cause)).toContain(tag)
 }
+
+/** "ok", the tag of the one failure, or the whole cause (a defect, an interruption). */
+const outcomeOf = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
+  Exit.isSuccess(exit) ? "ok" : Cause.isFailType(exit.cause) ? exit.cause.error._tag : Cause.pretty(exit.cause)
 
 const page = { limit: 50, offset: 0 }
 
@@ -82,6 +86,28 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
           })
           expect(Object.keys((yield* as(variants.get(shirt.id, v.id))).attributes).sort()).toEqual([...codes].sort())
         }
+      }))
+
+    it.effect("answers variant writes racing their product's deletion with NotFound or as done before it", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("colour")])
+        const outcomes: Array<string> = []
+        for (let round = 0; round < 8; round++) {
+          const shirt = yield* as(products.create({ familyId: family.id, name: `Shirt ${round}` }))
+          const creates = Array.from({ length: 6 }, (_, i) => as(variants.create(shirt.id, { sku: `R${round}-${i}` })))
+          const exits = yield* Effect.all([...creates.map(Effect.exit), Effect.exit(as(products.delete(shirt.id)))], { concurrency: "unbounded" })
+          for (const exit of exits) {
+            outcomes.push(outcomeOf(exit))
+          }
+        }
+        for (const outcome of outcomes) expect(["ok", "NotFound"]).toContain(outcome)
+        // Whatever was created before the deletion went with it: every SKU is free again.
+        const other = yield* as(products.create({ familyId: family.id, name: "Other" }))
+        for (let i = 0; i < 6; i++) expect((yield* as(variants.create(other.id, { sku: `R0-${i}` }))).sku).toBe(`R0-${i}`)
       }))
 
     it.effect("requires every variant axis and keeps each combination unique within the product", () =>
