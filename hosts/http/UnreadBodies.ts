@@ -1,21 +1,47 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect } from "effect"
+import type { IncomingMessage } from "node:http"
+
+/** The most of a refused upload read and dropped so that its connection stays open. */
+const DRAINED_BYTES = 1024 * 1024
+
+/**
+ * Reads the rest of the body and drops it; true once it has ended. Gives up (false) after
+ * a short wait: a client sending slowly gets its answer and a closed connection instead.
+ */
+const drained = (incoming: IncomingMessage): Effect.Effect<boolean> =>
+  incoming.complete ? Effect.succeed(true) : Effect.async<boolean>((resume) => {
+    const ended = () => resume(Effect.succeed(true))
+    const broken = () => resume(Effect.succeed(false))
+    incoming.once("end", ended)
+    incoming.once("error", broken)
+    incoming.resume()
+    return Effect.sync(() => {
+      incoming.off("end", ended)
+      incoming.off("error", broken)
+    })
+  }).pipe(Effect.timeoutTo({ duration: "2 seconds", onSuccess: (ended) => ended, onTimeout: () => false }))
 
 const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
+  const close = Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
+  if (response.status === 413) return close
   const upload = (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/")
-  return Effect.succeed(
-    response.status === 413 || (upload && response.status >= 400)
-      ? HttpServerResponse.setHeader(response, "connection", "close")
-      : response
-  )
+  if (!upload || response.status < 400) return Effect.succeed(response)
+  const declared = Number(request.headers["content-length"] ?? Number.NaN)
+  if (!(declared <= DRAINED_BYTES)) return close
+  return Effect.flatMap(drained(NodeHttpServerRequest.toIncomingMessage(request)), (ended) => (ended ? Effect.succeed(response) : close))
 }
 
 /**
- * Serve-level middleware: closes the connection after refusing an upload or an oversized body.
- * Such a body may be left part-read, and Node reads no further request on a connection whose
- * body it has not reached the end of, so a client reusing it would wait forever. A pre-response
- * handler sees every response, those made from typed failures too.
+ * Serve-level middleware for bodies refused before they were read to the end: an oversized
+ * body, or an upload refused (a missing product, a bad field). Node reads no further request
+ * on a connection whose body it has not reached the end of, so a client reusing it would wait
+ * forever, and closing it while the client still sends makes the client's next write fail
+ * before it reads the answer. A small upload (up to 1 MiB declared) is read to its end and
+ * dropped, then answered on a connection that stays open; anything larger, or slower than
+ * 2 s, is answered with `Connection: close`. A pre-response handler sees every response,
+ * those made from typed failures too.
  */
 export const closeAfterUnreadBody = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.zipRight(HttpApp.appendPreResponseHandler(closeIfUnread), app)
-

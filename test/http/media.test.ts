@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { readdirSync } from "node:fs"
-import { type ClientRequest, request } from "node:http"
+import { Agent, type ClientRequest, request } from "node:http"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../support/TestHost.js"
@@ -109,6 +109,47 @@ describe("media over HTTP", () => {
     expect([json.status, json.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
     const noBoundary = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: "x", headers: { "content-type": "multipart/form-data" } })
     expect(noBoundary.status).toBe(422)
+  })
+
+  it("answers a small refused upload on a connection that stays open, and a larger one with Connection: close", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t)
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const send = async (path: string, parts: ReadonlyArray<readonly [string, string | Blob, string?]>) => {
+      const form = new FormData()
+      for (const [key, value, filename] of parts) {
+        if (typeof value === "string") form.append(key, value)
+        else form.append(key, value, filename)
+      }
+      const encoded = new Response(form)
+      const body = Buffer.from(await encoded.arrayBuffer())
+      return new Promise<{ status: number; connection: string | undefined; reused: boolean }>((resolve, reject) => {
+        const req = request(`${host.baseUrl}${path}`, {
+          agent,
+          method: "POST",
+          headers: { authorization: `Bearer ${t.apiKey}`, "content-type": encoded.headers.get("content-type") ?? "", "content-length": String(body.length) }
+        }, (res) => {
+          res.resume()
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, reused: req.reusedSocket }))
+        })
+        req.on("error", reject)
+        req.end(body)
+      })
+    }
+    const file = (bytes: number) => ["file", new Blob([new Uint8Array(bytes)], { type: "image/png" }), "a.png"] as const
+    const missing = "01900000-0000-7000-8000-00000000ffff"
+    const answers = []
+    for (let i = 0; i < 5; i++) answers.push(await send(`/v1/products/${missing}/media`, [file(200_000)]))
+    // Refused mid-form: the field before the file is unknown.
+    answers.push(await send(`/v1/products/${lamp}/media`, [["colour", "red"], file(300_000)]))
+    expect(answers.map((a) => [a.status, a.connection])).toEqual([...Array.from({ length: 5 }, () => [404, "keep-alive"]), [422, "keep-alive"]])
+    expect(answers.slice(1).every((a) => a.reused)).toBe(true)
+    const large = await send(`/v1/products/${missing}/media`, [file(2 * 1024 * 1024)]).catch((e: NodeJS.ErrnoException) => ({ status: e.code, connection: "" }))
+    // Either the answer arrives with Connection: close, or the server closed before the client finished sending.
+    expect([[404, "close"], ["EPIPE", ""], ["ECONNRESET", ""]]).toContainEqual([large.status, large.connection])
+    const ok = await send(`/v1/products/${lamp}/media`, [file(1000)])
+    expect(ok.status).toBe(201)
+    agent.destroy()
   })
 
   it("takes a file of exactly 100 MiB, and answers 413 for a declared body beyond that and the form, and for a streamed file once it passes 100 MiB, keeping nothing and closing the connection", async () => {
