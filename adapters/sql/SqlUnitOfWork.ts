@@ -25,7 +25,7 @@ export const make = Effect.gen(function*() {
   // The outermost transaction runs again, from the start, when it lost a race to another
   // (see `isWorthRunningAgain`): nothing of it was kept. After it commits with new events,
   // the dispatcher is woken: before the commit it could not see them.
-  const wakeAfterCommit = <A, E, R>(transaction: Effect.Effect<A, E, R>) =>
+  const asOutermost = <A, E, R>(transaction: Effect.Effect<A, E, R>) =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       Option.isSome(outer) ? transaction : Effect.locally(
         Effect.tap(
@@ -37,7 +37,7 @@ export const make = Effect.gen(function*() {
       ))
 
   const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
-    wakeAfterCommit(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
+    asOutermost(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
       Effect.catchTag("SqlError", Effect.die)
     ) as typeof effect)
 
@@ -46,7 +46,7 @@ export const make = Effect.gen(function*() {
     // SQLite: BEGIN/COMMIT would cost more than the read itself, and a statement never sees
     // another's uncommitted writes (one connection, held by a transaction until it ends).
     read: (organizationId, effect) => sql.onDialectOrElse({ pg: () => tenant(organizationId, effect), orElse: () => effect }),
-    system: (effect) => wakeAfterCommit(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect),
+    system: (effect) => asOutermost(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect),
     lock: (kind, ids) =>
       sql.onDialectOrElse({
         // Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest
