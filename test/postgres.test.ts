@@ -9,6 +9,7 @@ import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
+import { productJsonSuite } from "./contract/productJson.js"
 
 const available = await postgresAvailable()
 
@@ -18,6 +19,7 @@ describe.runIf(available)("postgres", () => {
   schemaSuite("postgres: schema", postgresStorage)
   outboxSuite("postgres: outbox", postgresStorage)
   catalogSuite("postgres: catalog", postgresStorage)
+  productJsonSuite("postgres: product json", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)
   variantsSuite("postgres: variants", postgresStorage)
   productLinksSuite("postgres: product links", postgresStorage)

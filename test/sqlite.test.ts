@@ -8,6 +8,7 @@ import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
 import { tenancySuite } from "./contract/tenancy.js"
+import { productJsonSuite } from "./contract/productJson.js"
 
 const storage = SqliteStorage.layer(":memory:")
 
@@ -16,6 +17,7 @@ modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
 catalogSuite("sqlite: catalog", storage)
+productJsonSuite("sqlite: product json", storage)
 contentPagesSuite("sqlite: content pages", storage)
 variantsSuite("sqlite: variants", storage)
 productLinksSuite("sqlite: product links", storage)

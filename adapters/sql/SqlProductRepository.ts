@@ -11,6 +11,7 @@ import { denseFilters } from "./ProductDensity.js"
 import { makeFacetIndex } from "./ProductFacetIndex.js"
 import { facetsOf } from "./ProductFacets.js"
 import { productsOf, type SearchTier, searchOf } from "./ProductSearch.js"
+import { makeFindJson } from "./ProductJsonRead.js"
 import { productConditions } from "./ProductWhere.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -275,6 +276,8 @@ export const make = Effect.gen(function*() {
       return [...valued, ...missing]
     })
 
+  const findJson = yield* makeFindJson
+
   return ProductRepository.of({
     insert: (writes) =>
       Effect.gen(function*() {
@@ -296,6 +299,7 @@ export const make = Effect.gen(function*() {
       selectRecords(sql`select ${sql.literal(withCategoryIds)} from products p where p.organization_id = ${organizationId} and p.id = ${id}`).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
+    findJson,
     findByIds: (organizationId, ids) =>
       ids.length === 0
         ? Effect.succeed([])

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Brand, Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { TagsInput } from "../catalog/Tags.js"
 import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
@@ -43,6 +43,13 @@ const productFields = {
 }
 
 export class Product extends Schema.Class<Product>("Product")(productFields) {}
+
+/**
+ * A `Product` as JSON text, assembled by the store from its columns: the stored values are
+ * already JSON and are spliced in as they are, never parsed and encoded again.
+ */
+export type ProductJson = string & Brand.Brand<"ProductJson">
+export const ProductJson = Brand.nominal<ProductJson>()
 
 /** `GET /v1/products/{id}`: with `?locale=`/`?channel=`, also the values resolved for that scope. */
 export class ProductDetails extends Schema.Class<ProductDetails>("ProductDetails")({

@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { AttributeType } from "../schema/AttributeValues.js"
 import type { Conflict } from "../shared/Errors.js"
-import type { ProductRecord } from "./Product.js"
+import type { ProductJson, ProductRecord } from "./Product.js"
 import type { FacetCounts, FacetOptions, ProductFilter, ProductPage, ProductSort } from "./ProductFilter.js"
 
 /** What the storefront queries read besides the record: derived on every write, stored with it. */
@@ -26,6 +26,8 @@ export class ProductRepository extends Context.Tag("catalog/ProductRepository")<
   /** Answers whether it existed. */
   readonly delete: (organizationId: string, id: string) => Effect.Effect<boolean>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<ProductRecord>>
+  /** The product as the JSON text of `Product`, without decoding its stored values. */
+  readonly findJson: (organizationId: string, id: string) => Effect.Effect<Option.Option<ProductJson>>
   /** The products among `ids` that exist, in no particular order. */
   readonly findByIds: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ProductRecord>>
   /** Which of `slugs` are taken in the organization. */

@@ -14,7 +14,7 @@ import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
-import { type CreateProduct, type Product, ProductDetails, toListItem, toProduct, type UpdateProduct } from "./Product.js"
+import { type CreateProduct, type Product, ProductDetails, type ProductJson, toListItem, toProduct, type UpdateProduct } from "./Product.js"
 import { type BulkResult, runBulk } from "./ProductBulk.js"
 import type { FacetDimension } from "./ProductFilter.js"
 import { generatedSlugs, type PlanContext, planCreate, type PlanNeeds, planUpdate, SlugBook } from "./ProductPlan.js"
@@ -31,6 +31,8 @@ export class Products extends Context.Tag("catalog/Products")<Products, {
     id: string,
     scope: { readonly locale?: string | undefined; readonly channel?: string | undefined }
   ) => Effect.Effect<ProductDetails, NotFound, CurrentTenant>
+  /** The product as `Product` JSON, read without a decode and encode round trip. */
+  readonly json: (id: string) => Effect.Effect<ProductJson, NotFound, CurrentTenant>
   readonly update: (id: string, patch: UpdateProduct) => Effect.Effect<Product, NotFound | ValidationFailed | Conflict, CurrentTenant>
   readonly delete: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
   readonly list: (query: ListProductsQuery) => Effect.Effect<ProductList, ValidationFailed, CurrentTenant>
@@ -149,6 +151,14 @@ export const makeProducts = Effect.gen(function*() {
       })
     )
 
+  const json = (id: string) =>
+    readInTenant((organizationId) =>
+      Effect.flatMap(repo.findJson(organizationId, id), Option.match({
+        onNone: () => new NotFound({ entity: "product", id }),
+        onSome: Effect.succeed
+      }))
+    )
+
   const update = (id: string, patch: UpdateProduct) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
@@ -261,7 +271,7 @@ export const makeProducts = Effect.gen(function*() {
         Effect.map(({ results }) => results)
       ))
 
-  return Products.of({ create, get, update, delete: remove, list, facets, bulk })
+  return Products.of({ create, get, json, update, delete: remove, list, facets, bulk })
 })
 
 export const ProductsLive = Layer.effect(Products, makeProducts)

@@ -1,8 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Products } from "../../../core/products/Products.js"
 import { CatalogApi } from "../Api.js"
 import { errorObject } from "../Errors.js"
+
+/** Node encodes the text as it writes it. */
+const jsonResponse = (json: string) =>
+  HttpServerResponse.raw(json, { contentType: "application/json", contentLength: Buffer.byteLength(json) })
 
 export const ProductsLive = HttpApiBuilder.group(CatalogApi, "products", (handlers) =>
   Effect.gen(function*() {
@@ -15,7 +19,12 @@ export const ProductsLive = HttpApiBuilder.group(CatalogApi, "products", (handle
         Effect.map(products.bulk(payload.items), (results) => ({
           results: results.map((r) => (r.ok ? r : { ok: false as const, index: r.index, error: errorObject(r.error) }))
         })))
-      .handle("get", ({ path, urlParams }) => products.get(path.id, urlParams))
+      // Without a scope to resolve, the stored JSON is the answer: no decode and encode round trip.
+      .handle("get", ({ path, urlParams }) =>
+        urlParams.locale === undefined && urlParams.channel === undefined
+          ? Effect.map(products.json(path.id), jsonResponse)
+          : products.get(path.id, urlParams))
       .handle("update", ({ path, payload }) => products.update(path.id, payload))
       .handle("delete", ({ path }) => products.delete(path.id))
   }))
+
