@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ProductJson } from "../../core/products/Product.js"
+import { ReadConnection } from "./ReadConnection.js"
 
 const decodeRow = Schema.decodeUnknown(Schema.UndefinedOr(Schema.Struct({ json: Schema.String })))
 
@@ -28,16 +29,26 @@ const productJson = (quote: Quote, json: (column: string) => string) =>
     `',"updatedAt":' || ${quote("p.updated_at")} || '}'`
   ].join(" || ") + " as json"
 
-/** `ProductRepository.findJson`. */
+/** `ProductRepository.findJson`: on the read connection where there is one, else on the client. */
 export const makeFindJson = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const reader = yield* Effect.serviceOption(ReadConnection)
   const selected = sql.onDialectOrElse({
     pg: () => productJson((c) => `coalesce(to_json(${c})::text, 'null')`, (c) => `${c}::text`),
     orElse: () => productJson((c) => `json_quote(${c})`, (c) => c)
   })
+  const first = Option.match(reader, {
+    onSome: (r) => {
+      const statement = `select ${selected} from products p where p.organization_id = ? and p.id = ?`
+      return (organizationId: string, id: string) => r.first(statement, [organizationId, id])
+    },
+    onNone: () => (organizationId: string, id: string) =>
+      sql`select ${sql.literal(selected)} from products p where p.organization_id = ${organizationId} and p.id = ${id}`.pipe(
+        Effect.map((rows) => rows[0])
+      )
+  })
   return (organizationId: string, id: string) =>
-    sql`select ${sql.literal(selected)} from products p where p.organization_id = ${organizationId} and p.id = ${id}`.pipe(
-      Effect.map((rows) => rows[0]),
+    first(organizationId, id).pipe(
       Effect.flatMap(decodeRow),
       Effect.map((row) => Option.map(Option.fromNullable(row), (r) => ProductJson(r.json))),
       Effect.orDie

@@ -5,6 +5,7 @@ import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
 import * as SqlStorage from "../sql/SqlStorage.js"
+import * as SqliteReadConnection from "./SqliteReadConnection.js"
 
 const Changes = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Number })))
 
@@ -56,4 +57,7 @@ export const client = (filename: string) =>
   )
 
 /** Every storage port on a SQLite file (or `:memory:`), migrated. */
-export const layer = (filename: string) => SqlStorage.fromClient(client(filename))
+export const layer = (filename: string) =>
+  filename === ":memory:"
+    ? SqlStorage.fromClient(client(filename))
+    : SqlStorage.fromClient(client(filename)).pipe(Layer.provide(SqliteReadConnection.layer(filename)))
