@@ -48,6 +48,14 @@ export const measure = async (
   return { label, latencies, seconds: (performance.now() - started) / 1000, itemsPerRequest }
 }
 
+/** Samples of one operation taken in several runs, as one. */
+export const merged = (samples: ReadonlyArray<Sample>): Sample => ({
+  label: samples[0]?.label ?? "",
+  latencies: samples.flatMap((s) => s.latencies),
+  seconds: samples.reduce((sum, s) => sum + s.seconds, 0),
+  itemsPerRequest: samples[0]?.itemsPerRequest ?? 1
+})
+
 const fixed = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "-")
 
 /** A markdown table: one row per summary, with an optional ratio against a baseline row. */
