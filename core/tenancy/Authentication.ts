@@ -8,6 +8,7 @@ import { type ApiKeyRecord, KEY_PREFIX } from "./ApiKey.js"
 import { ApiKeyRepository } from "./ApiKeyRepository.js"
 import type { Principal } from "./Principal.js"
 import { SessionVerifier } from "./SessionVerifier.js"
+import { makeResolvedKeys } from "./ResolvedKeys.js"
 import { UserRepository } from "./UserRepository.js"
 
 const KEY_FORMAT = /^pim_[A-Za-z0-9_-]{43}$/
@@ -46,11 +47,7 @@ export const makeAuthentication = Effect.gen(function*() {
   const crypto = yield* Crypto
   const uow = yield* UnitOfWork
 
-  const keyCache = yield* Cache.make({
-    capacity: KEY_CACHE_CAPACITY,
-    timeToLive: KEY_CACHE_TTL,
-    lookup: (hash: string) => uow.system(keys.findByHash(hash))
-  })
+  const resolvedKeys = makeResolvedKeys((hash) => uow.system(keys.findByHash(hash)), Duration.toMillis(KEY_CACHE_TTL), KEY_CACHE_CAPACITY)
   const lastTouched = new Map<string, number>()
   const seenUsers = yield* Cache.make({
     capacity: KEY_CACHE_CAPACITY,
@@ -81,19 +78,23 @@ export const makeAuthentication = Effect.gen(function*() {
     return Effect.forkDaemon(uow.system(keys.touchLastUsed(key.id, toTimestamp(nowMillis)))).pipe(Effect.asVoid)
   }
 
+  const checked = (found: Option.Option<ApiKeyRecord>, now: number): Effect.Effect<Principal, Unauthenticated> => {
+    if (Option.isNone(found)) return Effect.fail(unauthenticated("unknown API key"))
+    const key = found.value
+    if (key.revokedAt !== null) return Effect.fail(unauthenticated("API key revoked"))
+    if (key.expiresAt !== null && key.expiresAt <= toTimestamp(now)) return Effect.fail(unauthenticated("API key expired"))
+    return Effect.as(touch(key, now), { _tag: "ApiKey", keyId: key.id, organizationId: key.organizationId } satisfies Principal)
+  }
+
+  // Every request with a key runs this: flat, without a generator.
   const apiKey = (token: string) =>
-    Effect.gen(function*() {
-      if (!KEY_FORMAT.test(token)) return yield* unauthenticated("malformed API key")
-      const hash = yield* crypto.sha256Hex(token)
-      const found = yield* keyCache.get(hash)
-      if (Option.isNone(found)) return yield* unauthenticated("unknown API key")
-      const key = found.value
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      if (key.revokedAt !== null) return yield* unauthenticated("API key revoked")
-      if (key.expiresAt !== null && key.expiresAt <= toTimestamp(now)) return yield* unauthenticated("API key expired")
-      yield* touch(key, now)
-      return { _tag: "ApiKey", keyId: key.id, organizationId: key.organizationId } satisfies Principal
-    })
+    KEY_FORMAT.test(token)
+      ? Effect.flatMap(crypto.sha256Hex(token), (hash) =>
+        Effect.clockWith((clock) => {
+          const now = clock.unsafeCurrentTimeMillis()
+          return Effect.flatMap(resolvedKeys.get(hash, now), (found) => checked(found, now))
+        }))
+      : Effect.fail(unauthenticated("malformed API key"))
 
   const session = (token: string) =>
     Effect.gen(function*() {
@@ -107,11 +108,14 @@ export const makeAuthentication = Effect.gen(function*() {
     return bearer.startsWith(KEY_PREFIX) ? apiKey(bearer) : session(bearer)
   }
 
-  const tenant = (p: Principal, organizationHeader: string | undefined) =>
+  const tenant = (p: Principal, organizationHeader: string | undefined): Effect.Effect<ResolvedTenant, Forbidden | ValidationFailed> =>
+    p._tag === "ApiKey"
+      ? Effect.succeed({ organizationId: p.organizationId, actor: { type: "api_key", id: p.keyId }, role: null })
+      : selectedTenant(p, organizationHeader)
+
+  const selectedTenant = (p: Exclude<Principal, { readonly _tag: "ApiKey" }>, organizationHeader: string | undefined) =>
     Effect.gen(function*() {
       switch (p._tag) {
-        case "ApiKey":
-          return { organizationId: p.organizationId, actor: { type: "api_key", id: p.keyId }, role: null } as const
         case "Service":
           return yield* new Forbidden({ message: "the service key only creates organizations" })
         case "User": {
@@ -128,7 +132,7 @@ export const makeAuthentication = Effect.gen(function*() {
       }
     })
 
-  return Authentication.of({ principal, tenant, invalidateKeys: keyCache.invalidateAll })
+  return Authentication.of({ principal, tenant, invalidateKeys: resolvedKeys.clear })
 })
 
 export const AuthenticationLive = Layer.effect(Authentication, makeAuthentication)

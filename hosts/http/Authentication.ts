@@ -23,11 +23,8 @@ export class TenantAuth extends HttpApiMiddleware.Tag<TenantAuth>()("TenantAuth"
 
 /** The organization and actor of the current request, from its credentials. */
 export const resolveTenant = (auth: typeof Authentication.Service) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const principal = yield* auth.principal(bearerOf(request))
-    return yield* auth.tenant(principal, request.headers["x-organization-id"])
-  })
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.flatMap(auth.principal(bearerOf(request)), (principal) => auth.tenant(principal, request.headers["x-organization-id"])))
 
 export const TenantAuthLive = Layer.effect(TenantAuth, Effect.map(Authentication, resolveTenant))
 
