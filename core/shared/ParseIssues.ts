@@ -8,12 +8,44 @@ const ISSUE_CODES: Readonly<Record<string, string>> = {
   Forbidden: "forbidden"
 }
 
-/** A schema failure as the issues of a 422, for input decoded outside the HTTP contract (bulk items). */
-export const validationFailedOf = (error: ParseResult.ParseError, prefix: ReadonlyArray<string | number> = []): ValidationFailed => {
-  const issues: ReadonlyArray<Issue> = ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({
-    path: [...prefix, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
-    message: i.message,
-    code: ISSUE_CODES[i._tag] ?? "invalid"
-  }))
-  return ValidationFailed.of(issues)
+/** An issue as `ParseResult.ArrayFormatter` gives it. */
+export interface RawIssue {
+  readonly _tag: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
 }
+
+const startsWith = (path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<PropertyKey>) =>
+  path.length >= prefix.length && prefix.every((k, i) => k === path[i])
+const samePath = (a: ReadonlyArray<PropertyKey>, b: ReadonlyArray<PropertyKey>) => a.length === b.length && startsWith(a, b)
+
+const ALTERNATIVE = /^Expected (".*"), actual (.*)$/s
+
+const pathOf = (path: ReadonlyArray<PropertyKey>): Array<string | number> => path.map((p) => (typeof p === "symbol" ? String(p) : p))
+
+/**
+ * One issue per bad value. A union reports each member it tried: an optional field also fails
+ * its `undefined` member (dropped where another issue names the value or a part of it), and a
+ * choice of literals fails each literal (merged into one issue listing them).
+ */
+export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
+  const kept = raw.filter((i) => !(i.message.startsWith("Expected undefined, actual") && raw.some((o) => o !== i && startsWith(o.path, i.path))))
+  const out: Array<Issue & { alternatives?: Array<string>; actual?: string }> = []
+  for (const i of kept) {
+    const path = pathOf(i.path)
+    const alternative = ALTERNATIVE.exec(i.message)
+    const merged = alternative === null ? undefined : out.find((o) => o.alternatives !== undefined && samePath(o.path, path) && o.actual === alternative[2])
+    if (alternative !== null && merged !== undefined) merged.alternatives?.push(alternative[1] ?? "")
+    else if (alternative !== null) out.push({ path, message: i.message, code: ISSUE_CODES[i._tag] ?? "invalid", alternatives: [alternative[1] ?? ""], actual: alternative[2] ?? "" })
+    else out.push({ path, message: i.message, code: ISSUE_CODES[i._tag] ?? "invalid" })
+  }
+  return out.map((i) => ({
+    path: i.path,
+    message: i.alternatives === undefined ? i.message : `Expected ${i.alternatives.join(" | ")}, actual ${i.actual}`,
+    code: i.code
+  }))
+}
+
+/** A schema failure as the issues of a 422, for input decoded outside the HTTP contract (bulk items). */
+export const validationFailedOf = (error: ParseResult.ParseError): ValidationFailed =>
+  ValidationFailed.of(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)))

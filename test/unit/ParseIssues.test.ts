@@ -1,7 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { ListProductsQuery } from "../../core/products/ProductQuery.js"
-import { decodeIssues } from "../../hosts/http/DecodeIssues.js"
+import { decodeIssues, validationFailedOf } from "../../core/shared/ParseIssues.js"
 
 const issuesOf = (query: Record<string, unknown>) => {
   const decoded = Schema.decodeUnknownEither(ListProductsQuery)(query)
@@ -17,5 +17,14 @@ describe("decodeIssues", () => {
       { path: ["withTotal"], message: 'Expected "true" | "false" | "1" | "0", actual "yes"', code: "invalid_type" }
     ])
     expect(issuesOf({ colour: "red", limit: "0" }).map((i) => [i.path, i.code])).toEqual([[["colour"], "unrecognized_key"], [["limit"], "invalid"]])
+  })
+
+  it("gives a bulk item's failure the same issues as a request's", () => {
+    const Item = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
+    const decoded = Schema.decodeUnknownEither(Item)({ op: "frob" })
+    if (Either.isRight(decoded)) throw new Error("expected a failure")
+    const failed = validationFailedOf(decoded.left)
+    expect(failed.issues).toEqual([{ path: ["op"], message: 'Expected "create" | "update" | "delete", actual "frob"', code: "invalid_type" }])
+    expect(failed.message).toBe('Expected "create" | "update" | "delete", actual "frob"')
   })
 })
