@@ -48,6 +48,7 @@ const EntryRow = Schema.Struct({
 })
 const decodeEntries = Schema.decodeUnknown(Schema.Array(EntryRow))
 
+/** The row was decoded and the rest is derived from it: nothing left for the constructor to check. */
 const toEntry = (r: typeof EntryRow.Type): FamilyAttributeEntry => {
   const effective = r.requirementOverride ?? r.requirement
   return new FamilyAttributeEntry({
@@ -56,7 +57,7 @@ const toEntry = (r: typeof EntryRow.Type): FamilyAttributeEntry => {
     isRequired: isRequiredOf(r.requirement),
     effectiveRequirement: effective,
     effectiveIsRequired: isRequiredOf(effective)
-  })
+  }, true)
 }
 
 const toFamilyAttribute = (e: FamilyAttributeEntry): FamilyAttribute => ({

@@ -17,17 +17,21 @@ export const uuidValuesOf = (attributes: unknown): ReadonlyArray<string> => {
     if (!Array.isArray(entries)) continue
     for (const entry of entries) {
       const value: unknown = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined
-      if (typeof value === "string" && UUID.test(value)) found.push(value.toLowerCase())
+      if (typeof value === "string" && value.length === 36 && UUID.test(value)) found.push(value.toLowerCase())
     }
   }
   return found
 }
 
 /** The media ids that the `media` and `file` values of checked `values` name. */
-export const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues): ReadonlyArray<string> =>
-  Object.entries(values).flatMap(([code, entries]) =>
-    MEDIA_TYPES.has(specs.get(code)?.type ?? "") ? entries.flatMap((e) => (typeof e.value === "string" ? [e.value] : [])) : []
-  )
+export const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues): ReadonlyArray<string> => {
+  const ids: Array<string> = []
+  for (const code in values) {
+    if (!MEDIA_TYPES.has(specs.get(code)?.type ?? "")) continue
+    for (const e of values[code] ?? []) if (typeof e.value === "string") ids.push(e.value)
+  }
+  return ids
+}
 
 /**
  * One issue per `media` or `file` value of checked `values` that names no media record in
@@ -37,16 +41,18 @@ export const unknownMediaIssues = (
   specs: ReadonlyMap<string, AttributeSpec>,
   values: AttributeValues,
   known: ReadonlySet<string>
-): Array<Issue> =>
-  Object.entries(values).flatMap(([code, entries]) =>
-    MEDIA_TYPES.has(specs.get(code)?.type ?? "")
-      ? entries.flatMap((e, i) =>
-        typeof e.value === "string" && !known.has(e.value)
-          ? [{ path: ["attributes", code, i, "value"], message: `media ${e.value} does not exist`, code: "unknown_media" }]
-          : []
-      )
-      : []
-  )
+): Array<Issue> => {
+  const issues: Array<Issue> = []
+  for (const code in values) {
+    if (!MEDIA_TYPES.has(specs.get(code)?.type ?? "")) continue
+    ;(values[code] ?? []).forEach((e, i) => {
+      if (typeof e.value === "string" && !known.has(e.value)) {
+        issues.push({ path: ["attributes", code, i, "value"], message: `media ${e.value} does not exist`, code: "unknown_media" })
+      }
+    })
+  }
+  return issues
+}
 
 /** Refuses (422) checked `values` whose `media` or `file` values name no media record of the organization. */
 export const checkMediaValues = (

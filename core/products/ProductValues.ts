@@ -78,8 +78,11 @@ export const resolveValues = (
 
 const TEXT_TYPES = new Set(["text", "textarea", "richtext", "select", "multiselect", "tags"])
 
-const textsOf = (value: unknown): ReadonlyArray<string> =>
-  typeof value === "string" ? [value.replace(/<[^>]*>/g, " ")] : Array.isArray(value) ? value.flatMap(textsOf) : []
+/** Appends the text of a value (markup dropped) to `out`. */
+const addTexts = (value: unknown, out: Array<string>): void => {
+  if (typeof value === "string") out.push(value.includes("<") ? value.replace(/<[^>]*>/g, " ") : value)
+  else if (Array.isArray(value)) for (const v of value) addTexts(v, out)
+}
 
 const numberOf = (type: string, value: unknown): number | undefined => {
   if (type === "number" && typeof value === "number") return value
@@ -119,7 +122,7 @@ export const productSearchText = (
   const texts: Array<string> = [name, slug]
   for (const attribute of attributes) {
     const entries = values[attribute.code]
-    if (entries !== undefined && TEXT_TYPES.has(attribute.type)) texts.push(...entries.flatMap((e) => textsOf(e.value)))
+    if (entries !== undefined && TEXT_TYPES.has(attribute.type)) for (const e of entries) addTexts(e.value, texts)
   }
   return searchText(texts)
 }

@@ -50,33 +50,36 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof 
 
 const ENTRY_KEYS = new Set(["locale", "channel", "value"])
 
-const scopeIssues = (
+/** The issue of an entry's `locale` or `channel`, if any; its path is built only then, as most entries are valid. */
+const scopeIssue = (
   spec: AttributeSpec,
   key: "locale" | "channel",
   entry: Readonly<Record<string, unknown>>,
-  path: Path
-): ReadonlyArray<Issue> => {
-  // The path is built only for an issue: this runs for every entry, and most are valid.
-  const at = () => [...path, key]
-  if (!Object.hasOwn(entry, key)) return [{ path: at(), message: `${key} is required (null or a string)`, code: "required" }]
+  at: Path,
+  index: number
+): Issue | undefined => {
+  if (!Object.hasOwn(entry, key)) return { path: [...at, index, key], message: `${key} is required (null or a string)`, code: "required" }
   const value = entry[key]
   // Null is always allowed: on a localizable (scopable) attribute it is the value for every
   // locale (channel) that has none of its own.
-  if (value === null) return []
-  const enabled = key === "locale" ? spec.isLocalizable : spec.isScopable
-  const adjective = key === "locale" ? "localizable" : "scopable"
+  if (value === null) return undefined
   if (typeof value !== "string" || value.length === 0) {
-    return [{ path: at(), message: `must be null or a non-empty string`, code: "invalid_type" }]
+    return { path: [...at, index, key], message: `must be null or a non-empty string`, code: "invalid_type" }
   }
-  return enabled ? [] : [{ path: at(), message: `must be null: attribute ${spec.code} is not ${adjective}`, code: `not_${adjective}` }]
+  const enabled = key === "locale" ? spec.isLocalizable : spec.isScopable
+  if (enabled) return undefined
+  const adjective = key === "locale" ? "localizable" : "scopable"
+  return { path: [...at, index, key], message: `must be null: attribute ${spec.code} is not ${adjective}`, code: `not_${adjective}` }
 }
+
+const NO_RULES: Readonly<Record<string, unknown>> = {}
 
 /**
  * Checks one value (never null) against the attribute's type and `validation` rules;
  * answers it normalized (a decimal sent as a number comes back as a string).
  */
 export const validateValue = (spec: AttributeSpec, value: unknown, path: Path): Either.Either<unknown, ReadonlyArray<Issue>> =>
-  VALUE_VALIDATORS[spec.type](value, spec.validation ?? {}, path)
+  VALUE_VALIDATORS[spec.type](value, spec.validation ?? NO_RULES, path)
 
 /**
  * Validates untrusted `input` (a map code -> array of entries) against the attributes a family
@@ -108,39 +111,42 @@ export const validateAttributeValues = (
       issues.push({ path: at, message: "must be an array of {locale, channel, value} entries", code: "invalid_type" })
       continue
     }
-    const seen = new Set<string>()
+    // The (locale, channel) pairs met so far: a code has a handful of entries at most.
+    const seen: Array<ValueEntry> = []
     const normalized: Array<ValueEntry> = []
-    entries.forEach((entry: unknown, i) => {
-      const ep = [...at, i]
+    for (let i = 0; i < entries.length; i++) {
+      const entry: unknown = entries[i]
       if (!isRecord(entry)) {
-        issues.push({ path: ep, message: "must be an object {locale, channel, value}", code: "invalid_type" })
-        return
+        issues.push({ path: [...at, i], message: "must be an object {locale, channel, value}", code: "invalid_type" })
+        continue
       }
       const before = issues.length
       for (const key of Object.keys(entry)) {
-        if (!ENTRY_KEYS.has(key)) issues.push({ path: [...ep, key], message: `unknown key ${key}`, code: "unrecognized_key" })
+        if (!ENTRY_KEYS.has(key)) issues.push({ path: [...at, i, key], message: `unknown key ${key}`, code: "unrecognized_key" })
       }
-      issues.push(...scopeIssues(spec, "locale", entry, ep), ...scopeIssues(spec, "channel", entry, ep))
+      const localeIssue = scopeIssue(spec, "locale", entry, at, i)
+      if (localeIssue !== undefined) issues.push(localeIssue)
+      const channelIssue = scopeIssue(spec, "channel", entry, at, i)
+      if (channelIssue !== undefined) issues.push(channelIssue)
       if (!Object.hasOwn(entry, "value")) {
-        issues.push({ path: [...ep, "value"], message: "value is required (null removes the entry)", code: "required" })
+        issues.push({ path: [...at, i, "value"], message: "value is required (null removes the entry)", code: "required" })
       }
-      if (issues.length > before) return
+      if (issues.length > before) continue
       const locale = entry.locale as string | null
       const channel = entry.channel as string | null
-      const key = JSON.stringify([locale, channel])
-      if (seen.has(key)) {
-        issues.push({ path: ep, message: `more than one entry for locale ${locale} and channel ${channel}`, code: "duplicate_entry" })
-        return
+      if (seen.some((e) => e.locale === locale && e.channel === channel)) {
+        issues.push({ path: [...at, i], message: `more than one entry for locale ${locale} and channel ${channel}`, code: "duplicate_entry" })
+        continue
       }
-      seen.add(key)
+      seen.push({ locale, channel, value: null })
       if (entry.value === null) {
         normalized.push({ locale, channel, value: null })
-        return
+        continue
       }
-      const checked = validateValue(spec, entry.value, [...ep, "value"])
+      const checked = validateValue(spec, entry.value, [...at, i, "value"])
       if (Either.isLeft(checked)) issues.push(...checked.left)
       else normalized.push({ locale, channel, value: checked.right })
-    })
+    }
     out[code] = normalized
   }
   return issues.length > 0 ? Either.left(issues) : Either.right(out)

@@ -29,8 +29,7 @@ const stringRule = (rules: Rules, key: string): string | undefined => {
 }
 
 /** A list of allowed strings: plain strings, or objects naming them by `code` or `value`. */
-const listRule = (rules: Rules, key: string): ReadonlyArray<string> | undefined => {
-  const v = rules[key]
+const listOf = (v: unknown): ReadonlyArray<string> | undefined => {
   if (!Array.isArray(v)) return undefined
   return v.flatMap((item: unknown) => {
     if (typeof item === "string") return [item]
@@ -40,6 +39,19 @@ const listRule = (rules: Rules, key: string): ReadonlyArray<string> | undefined 
     }
     return []
   })
+}
+
+// Rules belong to an attribute and are checked against every value of it that a batch writes:
+// read each list once per rules object.
+const lists = new WeakMap<Rules, Map<string, ReadonlyArray<string> | undefined>>()
+const listRule = (rules: Rules, key: string): ReadonlyArray<string> | undefined => {
+  let byKey = lists.get(rules)
+  if (byKey === undefined) {
+    byKey = new Map()
+    lists.set(rules, byKey)
+  }
+  if (!byKey.has(key)) byKey.set(key, listOf(rules[key]))
+  return byKey.get(key)
 }
 
 const patternRule = (rules: Rules): RegExp | undefined => {
@@ -56,7 +68,9 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof 
 
 /** minLength, maxLength and pattern on a string. */
 const stringIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue> => {
+  if (rules.minLength === undefined && rules.maxLength === undefined && rules.pattern === undefined) return []
   const issues: Array<Issue> = []
+  // Characters, not UTF-16 units.
   const length = [...s].length
   const minLength = numberRule(rules, "minLength")
   const maxLength = numberRule(rules, "maxLength")
