@@ -41,25 +41,28 @@ export const make = Effect.gen(function*() {
       Effect.catchTag("SqlError", Effect.die)
     ) as typeof effect)
 
+  /** Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest yields the array in order). */
+  const advisory = (lockFunction: "pg_advisory_xact_lock" | "pg_advisory_xact_lock_shared", kind: string, ids: ReadonlyArray<string>) =>
+    sql.onDialectOrElse({
+      // A shared hash only makes two writers wait in turn.
+      pg: () => {
+        const keys = [...new Set(ids.map((id) => `${kind}:${id}`))].sort()
+        return keys.length === 0 ? Effect.void : Effect.orDie(Effect.asVoid(
+          sql`select ${sql.literal(lockFunction)}(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`
+        ))
+      },
+      // One connection, and a transaction holds it until it ends: writers already take turns.
+      orElse: () => Effect.void
+    })
+
   return UnitOfWork.of({
     tenant,
     // SQLite: BEGIN/COMMIT would cost more than the read itself, and a statement never sees
     // another's uncommitted writes (one connection, held by a transaction until it ends).
     read: (organizationId, effect) => sql.onDialectOrElse({ pg: () => tenant(organizationId, effect), orElse: () => effect }),
     system: (effect) => asOutermost(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect),
-    lock: (kind, ids) =>
-      sql.onDialectOrElse({
-        // Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest
-        // yields the array in order). A shared hash only makes two writers wait in turn.
-        pg: () => {
-          const keys = [...new Set(ids.map((id) => `${kind}:${id}`))].sort()
-          return keys.length === 0 ? Effect.void : Effect.orDie(Effect.asVoid(
-            sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${keys}::text[]) as k`
-          ))
-        },
-        // One connection, and a transaction holds it until it ends: writers already take turns.
-        orElse: () => Effect.void
-      })
+    lock: (kind, ids) => advisory("pg_advisory_xact_lock", kind, ids),
+    share: (kind, ids) => advisory("pg_advisory_xact_lock_shared", kind, ids)
   })
 })
 

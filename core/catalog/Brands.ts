@@ -13,6 +13,7 @@ import { BrandRepository } from "./BrandRepository.js"
 import { freeSlug } from "./Categories.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Brands extends Context.Tag("catalog/Brands")<Brands, {
   readonly list: Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
@@ -47,6 +48,7 @@ export const makeBrands = Effect.gen(function*() {
   const create = (input: CreateBrand) =>
     retryGeneratedSlug(input.slug === undefined, inTenant((organizationId, actor) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         const id = yield* crypto.uuid
         const { values } = yield* writeEntityAttributes(families, media, organizationId, "brand", {}, input.attributes)
         const slug = input.slug ?? (yield* freeSlug(input.name, id, "brand", (s) => repo.slugsTaken(organizationId, s)))
@@ -73,6 +75,7 @@ export const makeBrands = Effect.gen(function*() {
   const update = (id: string, patch: UpdateBrand) =>
     inTenant((organizationId, actor) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         yield* uow.lock("brand", [id])
         const current = yield* find(organizationId, id)
         const { values, touched } = yield* writeEntityAttributes(families, media, organizationId, "brand", current.attributes, patch.attributes)

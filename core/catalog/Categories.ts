@@ -13,6 +13,7 @@ import { CategoryRepository } from "./CategoryRepository.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { slugify } from "./Text.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   readonly list: (query: ListCategoriesQuery) => Effect.Effect<ReadonlyArray<Category>, never, CurrentTenant>
@@ -67,6 +68,7 @@ export const makeCategories = Effect.gen(function*() {
   const create = (input: CreateCategory) =>
     retryGeneratedSlug(input.slug === undefined, inTenant((organizationId, actor) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         const id = yield* crypto.uuid
         if (input.parentId) {
           yield* repo.lockTree(organizationId)
@@ -99,6 +101,7 @@ export const makeCategories = Effect.gen(function*() {
   const update = (id: string, patch: UpdateCategory) =>
     inTenant((organizationId, actor) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         yield* uow.lock("category", [id])
         const current = yield* find(organizationId, id)
         if (patch.parentId !== undefined && patch.parentId !== null && patch.parentId !== current.parentId) {

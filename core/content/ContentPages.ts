@@ -16,6 +16,7 @@ import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
 import { mergeValues, missingRequired, withoutRemovals } from "../products/ProductValues.js"
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 type Failure = ValidationFailed | Conflict | Forbidden
 
@@ -111,6 +112,7 @@ export const makeContentPages = Effect.gen(function*() {
   const create = (input: CreateContentPage) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         const schema = yield* contentFamily(organizationId, input.familyId)
         const specs = specsOf(schema)
         const checked = validateAttributeValues(specs, input.attributes ?? {}, ["attributes"])
@@ -142,6 +144,7 @@ export const makeContentPages = Effect.gen(function*() {
   const update = (id: string, input: UpdateContentPage) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         yield* uow.lock("content_page", [id])
         const current = yield* find(organizationId, id)
         const familyId = input.familyId ?? current.familyId

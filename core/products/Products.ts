@@ -23,6 +23,7 @@ import type { FacetsQuery, ListProductsQuery } from "./ProductQuery.js"
 import { ProductRepository } from "./ProductRepository.js"
 import { ProductFacets, ProductList } from "./ProductResults.js"
 import { resolveValues } from "./ProductValues.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
@@ -127,6 +128,7 @@ export const makeProducts = Effect.gen(function*() {
   const create = (input: CreateProduct) =>
     retryGeneratedSlug(input.slug === undefined, inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         const id = yield* crypto.uuid
         const context = yield* planContext(organizationId, createNeeds([{ input, id }]))
         const write = yield* planCreate(context, input, id)
@@ -162,6 +164,7 @@ export const makeProducts = Effect.gen(function*() {
   const update = (id: string, patch: UpdateProduct) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         yield* uow.lock("product", [id])
         const found = yield* repo.findById(organizationId, id)
         if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
@@ -254,6 +257,7 @@ export const makeProducts = Effect.gen(function*() {
     Effect.flatMap(CurrentTenant, (tenant) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {
+          yield* holdDefinitions(uow, organizationId)
           const keys = yield* media.blobKeysOf(organizationId, deleteIds(items))
           const results = yield* runBulk(organizationId, items, {
             planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),

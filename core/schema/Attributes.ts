@@ -18,6 +18,7 @@ import { validateValue } from "./AttributeValues.js"
 import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
 import { requestedRequirement } from "./Requirements.js"
 import { actorId, inTenant, now } from "./Tenant.js"
+import { changeDefinitions } from "./DefinitionLock.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
@@ -54,7 +55,8 @@ export const makeAttributes = Effect.gen(function*() {
   const values = yield* AttributeValueStore
   const crypto = yield* Crypto
   const events = yield* EventLog
-  const tenant = inTenant(yield* UnitOfWork)
+  const uow = yield* UnitOfWork
+  const tenant = inTenant(uow)
   const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 
@@ -116,6 +118,8 @@ export const makeAttributes = Effect.gen(function*() {
       const requirement = yield* fromEither(requestedRequirement(input.requirement, input.isRequired))
       return yield* tenant((organizationId, current) =>
         Effect.gen(function*() {
+          // A new code or type rewrites or refuses the values stored under the old ones.
+          yield* changeDefinitions(uow, organizationId)
           const existing = yield* find(organizationId, id)
           if (input.entityKind !== undefined && input.entityKind !== existing.entityKind) {
             return yield* ValidationFailed.one(["entityKind"], "cannot be changed", "immutable")
@@ -161,6 +165,7 @@ export const makeAttributes = Effect.gen(function*() {
   const remove = (id: string) =>
     tenant((organizationId) =>
       Effect.gen(function*() {
+        yield* changeDefinitions(uow, organizationId)
         const existing = yield* find(organizationId, id)
         const at = yield* now
         const removed = yield* values.remove(organizationId, existing.entityKind, existing.code, at)

@@ -29,4 +29,10 @@ export class UnitOfWork extends Context.Tag("catalog/UnitOfWork")<UnitOfWork, {
    * never wait on each other in a cycle.
    */
   readonly lock: (kind: string, ids: ReadonlyArray<string>) => Effect.Effect<void>
+  /**
+   * Holds the records of `kind` with these ids against `lock` (not against other `share`s)
+   * until the transaction ends: many transactions may share them, and one that locks them
+   * waits for every sharer before it, and holds off every sharer after it, until it ends.
+   */
+  readonly share: (kind: string, ids: ReadonlyArray<string>) => Effect.Effect<void>
 }>() {}

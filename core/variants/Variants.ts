@@ -16,6 +16,7 @@ import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
 import { type CreateVariant, type UpdateVariant, Variant, VariantList } from "./Variant.js"
 import { axesOf, axisKey, missingAxes } from "./VariantAxes.js"
 import { VariantRepository } from "./VariantRepository.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Variants extends Context.Tag("catalog/Variants")<Variants, {
   readonly list: (
@@ -108,6 +109,7 @@ export const makeVariants = Effect.gen(function*() {
   const create = (productId: string, input: CreateVariant) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         const product = yield* requireProduct(products, organizationId, productId)
         const context = yield* contextOf(organizationId, product.familyId)
         const values = withoutRemovals(yield* validated(organizationId, context, input.attributes ?? {}))
@@ -136,6 +138,7 @@ export const makeVariants = Effect.gen(function*() {
   const update = (productId: string, id: string, input: UpdateVariant) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* holdDefinitions(uow, organizationId)
         yield* uow.lock("variant", [id])
         const product = yield* requireProduct(products, organizationId, productId)
         const current = yield* find(organizationId, productId, id)

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, type Layer, Schema } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, type Layer, Option, Schema } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
@@ -884,6 +884,50 @@ export const catalogSuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(result.usage.products).toBe(1)
         expect(result.after.attributes).toEqual({})
         expect(result.familyDelete).toContain("Conflict")
+      }))
+
+    /**
+     * A product write that has checked and stored its `blurb` (text: nothing else references
+     * the attribute) holds its transaction open while `change` runs beside it. Answers whether
+     * `change` finished before the write committed, and the product once both are done.
+     */
+    const againstHeldWrite = (change: (blurb: { readonly id: string }) => Effect.Effect<unknown, unknown, Attributes | CurrentTenant>) =>
+      inTenant(Effect.gen(function*() {
+        const { family, blurb } = yield* schemaFixture
+        const products = yield* Products
+        const uow = yield* UnitOfWork
+        const { organizationId } = yield* CurrentTenant
+        const stored = yield* Deferred.make<string>()
+        const commit = yield* Deferred.make<void>()
+        const writing = yield* Effect.fork(uow.tenant(organizationId, Effect.gen(function*() {
+          const p = yield* products.create({ familyId: family.id, name: "Late", attributes: { blurb: val("written late") } })
+          yield* Deferred.succeed(stored, p.id)
+          yield* Deferred.await(commit)
+        })))
+        const id = yield* Deferred.await(stored)
+        const changing = yield* Effect.fork(change(blurb))
+        // Ample time for the change to finish, were it not held back by the write (real time:
+        // the test clock would never move on its own).
+        yield* Effect.sleep("300 millis").pipe(Effect.withClock(Clock.make()))
+        const finishedFirst = Option.isSome(yield* Fiber.poll(changing))
+        yield* Deferred.succeed(commit, undefined)
+        yield* Fiber.join(writing)
+        yield* Fiber.join(changing)
+        return { finishedFirst, after: yield* products.get(id, {}) }
+      }))
+
+    it.effect("takes along the value of a write that checked the attribute before its deletion and commits after it", () =>
+      Effect.gen(function*() {
+        const { result } = yield* againstHeldWrite((blurb) => Effect.flatMap(Attributes, (a) => a.delete(blurb.id)))
+        expect(result.finishedFirst).toBe(false)
+        expect(result.after.attributes).toEqual({})
+      }))
+
+    it.effect("moves to the new code the value of a write that checked the old code before a rename and commits after it", () =>
+      Effect.gen(function*() {
+        const { result } = yield* againstHeldWrite((blurb) => Effect.flatMap(Attributes, (a) => a.update(blurb.id, { code: "story" })))
+        expect(result.finishedFirst).toBe(false)
+        expect(result.after.attributes).toEqual({ story: val("written late") })
       }))
 
     it.effect("cascades an organization's deletion through its products, categories and brands", () =>
