@@ -5,29 +5,30 @@ import { ReadConnection } from "./ReadConnection.js"
 
 const decodeRow = Schema.decodeUnknown(Schema.UndefinedOr(Schema.Struct({ json: Schema.String })))
 
-/** A column's value as JSON text: a string quoted, NULL as `null`. */
-type Quote = (column: string) => string
+/** `Product`'s fields in the order of its schema, with their columns; JSON columns go in as stored. */
+const FIELDS: ReadonlyArray<readonly [field: string, column: string, kind: "value" | "json"]> = [
+  ["id", "p.id", "value"],
+  ["organizationId", "p.organization_id", "value"],
+  ["familyId", "p.family_id", "value"],
+  ["name", "p.name", "value"],
+  ["slug", "p.slug", "value"],
+  ["status", "p.status", "value"],
+  ["brandId", "p.brand_id", "value"],
+  ["attributes", "p.attributes", "json"],
+  ["tags", "p.tags", "json"],
+  ["createdBy", "p.created_by", "value"],
+  ["updatedBy", "p.updated_by", "value"],
+  ["createdAt", "p.created_at", "value"],
+  ["updatedAt", "p.updated_at", "value"]
+]
 
 /**
- * `Product`'s fields in the order of its schema, assembled by the database: one string comes
- * back, and the stored values and tags go in as the JSON they are stored as.
+ * The product as one JSON string assembled by the database. `quote` makes a column's value
+ * JSON text (a string quoted, NULL as `null`); `json` passes a JSON column's text through.
  */
-const productJson = (quote: Quote, json: (column: string) => string) =>
-  [
-    `'{"id":' || ${quote("p.id")}`,
-    `',"organizationId":' || ${quote("p.organization_id")}`,
-    `',"familyId":' || ${quote("p.family_id")}`,
-    `',"name":' || ${quote("p.name")}`,
-    `',"slug":' || ${quote("p.slug")}`,
-    `',"status":' || ${quote("p.status")}`,
-    `',"brandId":' || ${quote("p.brand_id")}`,
-    `',"attributes":' || ${json("p.attributes")}`,
-    `',"tags":' || ${json("p.tags")}`,
-    `',"createdBy":' || ${quote("p.created_by")}`,
-    `',"updatedBy":' || ${quote("p.updated_by")}`,
-    `',"createdAt":' || ${quote("p.created_at")}`,
-    `',"updatedAt":' || ${quote("p.updated_at")} || '}'`
-  ].join(" || ") + " as json"
+const productJson = (quote: (column: string) => string, json: (column: string) => string) =>
+  FIELDS.map(([field, column, kind], i) => `'${i === 0 ? "{" : ","}"${field}":' || ${kind === "json" ? json(column) : quote(column)}`)
+    .join(" || ") + " || '}' as json"
 
 /** `ProductRepository.findJson`: on the read connection where there is one, else on the client. */
 export const makeFindJson = Effect.gen(function*() {

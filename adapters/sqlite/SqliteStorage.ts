@@ -57,7 +57,7 @@ export const client = (filename: string) =>
   )
 
 /** Every storage port on a SQLite file (or `:memory:`), migrated. */
-export const layer = (filename: string) =>
-  filename === ":memory:"
-    ? SqlStorage.fromClient(client(filename))
-    : SqlStorage.fromClient(client(filename)).pipe(Layer.provide(SqliteReadConnection.layer(filename)))
+export const layer = (filename: string) => {
+  const storage = SqlStorage.fromClient(client(filename))
+  return filename === ":memory:" ? storage : storage.pipe(Layer.provide(SqliteReadConnection.layer(filename)))
+}

@@ -112,7 +112,7 @@ export const validateAttributeValues = (
       continue
     }
     // The (locale, channel) pairs met so far: a code has a handful of entries at most.
-    const seen: Array<ValueEntry> = []
+    const seen: Array<{ readonly locale: string | null; readonly channel: string | null }> = []
     const normalized: Array<ValueEntry> = []
     for (let i = 0; i < entries.length; i++) {
       const entry: unknown = entries[i]
@@ -138,7 +138,7 @@ export const validateAttributeValues = (
         issues.push({ path: [...at, i], message: `more than one entry for locale ${locale} and channel ${channel}`, code: "duplicate_entry" })
         continue
       }
-      seen.push({ locale, channel, value: null })
+      seen.push({ locale, channel })
       if (entry.value === null) {
         normalized.push({ locale, channel, value: null })
         continue

@@ -27,4 +27,3 @@ export const ProductsLive = HttpApiBuilder.group(CatalogApi, "products", (handle
       .handle("update", ({ path, payload }) => products.update(path.id, payload))
       .handle("delete", ({ path }) => products.delete(path.id))
   }))
-
