@@ -23,21 +23,40 @@ const FIELDS: ReadonlyArray<readonly [field: string, column: string, kind: "valu
 ]
 
 /**
- * The product as one JSON string assembled by the database. `quote` makes a column's value
- * JSON text (a string quoted, NULL as `null`); `json` passes a JSON column's text through.
+ * The product as one JSON string assembled by the database, with `extra` fields (name and
+ * JSON expression) after its own. `quote` makes a column's value JSON text (a string quoted,
+ * NULL as `null`); `json` passes a JSON column's text through.
  */
-const productJson = (quote: (column: string) => string, json: (column: string) => string) =>
-  FIELDS.map(([field, column, kind], i) => `'${i === 0 ? "{" : ","}"${field}":' || ${kind === "json" ? json(column) : quote(column)}`)
-    .join(" || ") + " || '}' as json"
+const productJson = (
+  quote: (column: string) => string,
+  json: (column: string) => string,
+  extra: ReadonlyArray<readonly [field: string, expression: string]>
+) =>
+  [...FIELDS.map(([field, column, kind]) => [field, kind === "json" ? json(column) : quote(column)] as const), ...extra]
+    .map(([field, expression], i) => `'${i === 0 ? "{" : ","}"${field}":' || ${expression}`)
+    .join(" || ") + " || '}'"
+
+/** The category ids of product `p` in position order, as a JSON array. */
+export const categoryIdsJson = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({
+    pg: () => `coalesce((select json_agg(c.category_id order by c.position) from product_categories c
+      where c.product_id = p.id), '[]'::json)`,
+    orElse: () => `(select json_group_array(c.category_id order by c.position) from product_categories c
+      where c.product_id = p.id)`
+  })
+
+/** The JSON text of product `p` as `Product`, and with `extra` fields. */
+export const productJsonOf = (sql: SqlClient.SqlClient, extra: ReadonlyArray<readonly [field: string, expression: string]> = []) =>
+  sql.onDialectOrElse({
+    pg: () => productJson((c) => `coalesce(to_json(${c})::text, 'null')`, (c) => `${c}::text`, extra.map(([f, e]) => [f, `(${e})::text`] as const)),
+    orElse: () => productJson((c) => `json_quote(${c})`, (c) => c, extra)
+  })
 
 /** `ProductRepository.findJson`: on the read connection where there is one, else on the client. */
 export const makeFindJson = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const reader = yield* Effect.serviceOption(ReadConnection)
-  const selected = sql.onDialectOrElse({
-    pg: () => productJson((c) => `coalesce(to_json(${c})::text, 'null')`, (c) => `${c}::text`),
-    orElse: () => productJson((c) => `json_quote(${c})`, (c) => c)
-  })
+  const selected = `${productJsonOf(sql)} as json`
   const first = Option.match(reader, {
     onSome: (r) => {
       const statement = `select ${selected} from products p where p.organization_id = ? and p.id = ?`

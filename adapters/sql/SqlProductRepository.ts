@@ -11,7 +11,7 @@ import { denseFilters } from "./ProductDensity.js"
 import { makeFacetIndex } from "./ProductFacetIndex.js"
 import { facetsOf } from "./ProductFacets.js"
 import { productsOf, type SearchTier, searchOf } from "./ProductSearch.js"
-import { makeFindJson } from "./ProductJsonRead.js"
+import { categoryIdsJson, makeFindJson, productJsonOf } from "./ProductJsonRead.js"
 import { productConditions } from "./ProductWhere.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -39,6 +39,7 @@ const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Sc
 const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 const CountRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))
+const ItemJsonRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, json: Schema.String })))
 const AttributeRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, type: AttributeType })))
 
 /** The record's columns, never the dialect's extras (SQLite's seq, Postgres' search vector). */
@@ -52,6 +53,9 @@ const SORT_COLUMNS: Readonly<Record<"name" | "slug" | "status" | "updatedAt" | "
   updatedAt: "p.updated_at",
   createdAt: "p.created_at"
 }
+
+/** Reads a list query's rows as one kind of item. */
+type Read<A> = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) => Effect.Effect<ReadonlyArray<A>>
 
 /** Rows per multi-row insert: far below both drivers' bound-parameter limits. */
 const chunks = <A>(rows: ReadonlyArray<A>) => chunksOf(rows, 500)
@@ -166,12 +170,7 @@ export const make = Effect.gen(function*() {
     }).pipe(Effect.orDie)
 
   /** The record's columns and its category ids, in one statement. */
-  const withCategoryIds = sql.onDialectOrElse({
-    pg: () => `${COLUMNS}, coalesce((select json_agg(c.category_id order by c.position) from product_categories c
-      where c.product_id = p.id), '[]'::json) as category_ids`,
-    orElse: () => `${COLUMNS}, (select json_group_array(c.category_id order by c.position) from product_categories c
-      where c.product_id = p.id) as category_ids`
-  })
+  const withCategoryIds = `${COLUMNS}, ${categoryIdsJson(sql)} as category_ids`
 
   const selectRecords = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>): Effect.Effect<ReadonlyArray<ProductRecord>> =>
     statement.pipe(Effect.flatMap(decodeRecords), Effect.orDie)
@@ -193,29 +192,31 @@ export const make = Effect.gen(function*() {
 
   const where = (conditions: ReadonlyArray<Fragment>) => sql.and(conditions)
 
-  const list = (
+  /** One page of a list, each product read through `read` from the `columns` of `products p`. */
+  const pageOf = <A>(columns: string, read: Read<A>) =>
+  (
     organizationId: string,
     filter: ProductFilter,
     sort: ProductSort,
     page: { readonly limit: number; readonly offset: number; readonly withTotal: boolean }
-  ): Effect.Effect<ProductPage> =>
+  ): Effect.Effect<ProductPage<A>> =>
     Effect.gen(function*() {
       const subtree = yield* subtreeOf(organizationId, filter)
       const conditions = productConditions(sql, organizationId, filter, subtree, [], yield* denseFilters(sql, organizationId, filter, subtree))
       const dir = sql.literal(sort.dir === "desc" ? "desc" : "asc")
       const take = page.limit + 1
-      let rows: ReadonlyArray<ProductRecord>
+      let rows: ReadonlyArray<A>
       if (sort.by === "attribute") {
-        rows = yield* attributeSorted(productsOf(sql, filter), conditions, sort.attributeId, dir, take, page.offset)
+        rows = yield* attributeSorted(columns, read, productsOf(sql, filter), conditions, sort.attributeId, dir, take, page.offset)
       } else if (sort.by === "relevance") {
         const others = productConditions(sql, organizationId, { ...filter, search: undefined }, subtree)
         const tiers = filter.search === undefined
           ? [{ from: sql`products p`, where: sql`1 = 1`, order: sql`p.id` }]
           : searchOf(sql, filter.search).tiers
-        rows = yield* relevanceSorted(tiers, others, take, page.offset)
+        rows = yield* relevanceSorted(columns, read, tiers, others, take, page.offset)
       } else {
         const column = sql.literal(SORT_COLUMNS[sort.by])
-        rows = yield* select(sql`select ${sql.literal(COLUMNS)} from ${productsOf(sql, filter)} where ${where(conditions)}
+        rows = yield* read(sql`select ${sql.literal(columns)} from ${productsOf(sql, filter)} where ${where(conditions)}
           order by ${column} ${dir}, p.id ${dir} limit ${take} offset ${page.offset}`)
       }
       // Counting visits every match, which the link-table lookups do best.
@@ -233,13 +234,20 @@ export const make = Effect.gen(function*() {
    * The search's tiers one after the other, each read in its own order so that a page stops
    * early; a tier is counted only when the offset reaches past it.
    */
-  const relevanceSorted = (tiers: ReadonlyArray<SearchTier>, conditions: ReadonlyArray<Fragment>, take: number, offset: number) =>
+  const relevanceSorted = <A>(
+    columns: string,
+    read: Read<A>,
+    tiers: ReadonlyArray<SearchTier>,
+    conditions: ReadonlyArray<Fragment>,
+    take: number,
+    offset: number
+  ) =>
     Effect.gen(function*() {
-      const rows: Array<ProductRecord> = []
+      const rows: Array<A> = []
       let skip = offset
       for (const tier of tiers) {
         if (rows.length >= take) break
-        const found = yield* select(sql`select ${sql.literal(COLUMNS)} from ${tier.from}
+        const found = yield* read(sql`select ${sql.literal(columns)} from ${tier.from}
           where ${where([...conditions, tier.where])} order by ${tier.order} limit ${take - rows.length} offset ${skip}`)
         rows.push(...found)
         if (found.length > 0 || skip === 0) skip = 0
@@ -256,9 +264,18 @@ export const make = Effect.gen(function*() {
    * Products with the value in value order (an index walk), then those without it: the second
    * query runs only for the page that reaches past the last valued product.
    */
-  const attributeSorted = (products: Fragment, conditions: ReadonlyArray<Fragment>, attributeId: string, dir: Fragment, take: number, offset: number) =>
+  const attributeSorted = <A>(
+    columns: string,
+    read: Read<A>,
+    products: Fragment,
+    conditions: ReadonlyArray<Fragment>,
+    attributeId: string,
+    dir: Fragment,
+    take: number,
+    offset: number
+  ) =>
     Effect.gen(function*() {
-      const valued = yield* select(sql`select ${sql.literal(COLUMNS)} from ${products}
+      const valued = yield* read(sql`select ${sql.literal(columns)} from ${products}
         join product_numbers n on n.product_id = p.id and n.attribute_id = ${attributeId}
         where ${where(conditions)} order by n.value ${dir}, p.id ${dir} limit ${take} offset ${offset}`)
       if (valued.length >= take) return valued
@@ -269,12 +286,16 @@ export const make = Effect.gen(function*() {
           where ${where(conditions)}`.pipe(Effect.flatMap(CountRows), Effect.orDie)
         skip = Math.max(0, offset - (count?.n ?? 0))
       }
-      const missing = yield* select(sql`select ${sql.literal(COLUMNS)} from ${products}
+      const missing = yield* read(sql`select ${sql.literal(columns)} from ${products}
         where ${where(conditions)}
           and not exists (select 1 from product_numbers n where n.product_id = p.id and n.attribute_id = ${attributeId})
         order by p.id ${dir} limit ${take - valued.length} offset ${skip}`)
       return [...valued, ...missing]
     })
+
+  const list = pageOf(COLUMNS, select)
+  const listJson = pageOf(`p.id, ${productJsonOf(sql, [["categoryIds", categoryIdsJson(sql)]])} as json`, (statement) =>
+    statement.pipe(Effect.flatMap(ItemJsonRows), Effect.orDie))
 
   const findJson = yield* makeFindJson
 
@@ -314,6 +335,7 @@ export const make = Effect.gen(function*() {
           Effect.orDie
         ),
     list,
+    listJson,
     facets: (organizationId, filter, options) =>
       Effect.gen(function*() {
         const subtree = yield* subtreeOf(organizationId, filter)

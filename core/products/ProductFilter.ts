@@ -37,8 +37,8 @@ export type ProductSort =
   | { readonly by: "relevance"; readonly dir: SortDir }
   | { readonly by: "attribute"; readonly attributeId: string; readonly dir: SortDir }
 
-export interface ProductPage {
-  readonly items: ReadonlyArray<ProductRecord>
+export interface ProductPage<A = ProductRecord> {
+  readonly items: ReadonlyArray<A>
   readonly hasMore: boolean
   readonly total?: number | undefined
 }

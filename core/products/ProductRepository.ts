@@ -12,6 +12,15 @@ export interface ProductIndex {
   readonly searchText: string
 }
 
+/**
+ * A list item as JSON text assembled by the store: `ProductListItem` without `thumbnailUrl`,
+ * which the product's media decide, and with its stored values spliced in as they are.
+ */
+export interface ProductItemJson {
+  readonly id: string
+  readonly json: string
+}
+
 export interface ProductWrite {
   readonly product: ProductRecord
   readonly index: ProductIndex
@@ -39,6 +48,13 @@ export class ProductRepository extends Context.Tag("catalog/ProductRepository")<
     sort: ProductSort,
     page: { readonly limit: number; readonly offset: number; readonly withTotal: boolean }
   ) => Effect.Effect<ProductPage>
+  /** The same page as `list`, each product as JSON text. */
+  readonly listJson: (
+    organizationId: string,
+    filter: ProductFilter,
+    sort: ProductSort,
+    page: { readonly limit: number; readonly offset: number; readonly withTotal: boolean }
+  ) => Effect.Effect<ProductPage<ProductItemJson>>
   readonly facets: (organizationId: string, filter: ProductFilter, options: FacetOptions) => Effect.Effect<FacetCounts>
   /** The product attribute with this code, for sorting and filtering. */
   readonly productAttribute: (

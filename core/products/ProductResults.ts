@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Brand, Schema } from "effect"
 import { Uuid } from "../shared/Fields.js"
 import { ProductListItem, ProductStatus } from "./Product.js"
 
@@ -10,6 +10,14 @@ export class ProductList extends Schema.Class<ProductList>("ProductList")({
   hasMore: Schema.Boolean,
   total: Schema.optional(Schema.Int)
 }) {}
+
+/** A `ProductList` as JSON text, its products' stored values spliced in as the store keeps them. */
+export type ProductListJson = string & Brand.Brand<"ProductListJson">
+export const ProductListJson = Brand.nominal<ProductListJson>()
+
+/** A JSON object's text with one more field, `value` encoded, after its others. */
+export const withField = (object: string, field: string, value: string | null): string =>
+  `${object.slice(0, object.lastIndexOf("}"))},${JSON.stringify(field)}:${JSON.stringify(value)}}`
 
 const Count = Schema.Int
 

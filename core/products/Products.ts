@@ -16,12 +16,12 @@ import { CurrentTenant } from "../tenancy/Actor.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
 import { type CreateProduct, type Product, ProductDetails, type ProductJson, toListItem, toProduct, type UpdateProduct } from "./Product.js"
 import { type BulkResult, runBulk } from "./ProductBulk.js"
-import type { FacetDimension } from "./ProductFilter.js"
+import type { FacetDimension, ProductPage } from "./ProductFilter.js"
 import { generatedSlugs, type PlanContext, planCreate, type PlanNeeds, planUpdate, SlugBook } from "./ProductPlan.js"
 import { filterOf, sortOf } from "./ProductQueries.js"
 import type { FacetsQuery, ListProductsQuery } from "./ProductQuery.js"
 import { ProductRepository } from "./ProductRepository.js"
-import { ProductFacets, ProductList } from "./ProductResults.js"
+import { ProductFacets, ProductList, ProductListJson, withField } from "./ProductResults.js"
 import { resolveValues } from "./ProductValues.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 
@@ -37,6 +37,8 @@ export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly update: (id: string, patch: UpdateProduct) => Effect.Effect<Product, NotFound | ValidationFailed | Conflict, CurrentTenant>
   readonly delete: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
   readonly list: (query: ListProductsQuery) => Effect.Effect<ProductList, ValidationFailed, CurrentTenant>
+  /** The same page as `ProductList` JSON, its stored values never decoded and encoded. */
+  readonly listJson: (query: ListProductsQuery) => Effect.Effect<ProductListJson, ValidationFailed, CurrentTenant>
   readonly facets: (query: FacetsQuery) => Effect.Effect<ProductFacets, ValidationFailed, CurrentTenant>
   /** Up to 500 creates, updates and deletes; each item succeeds or fails on its own. */
   readonly bulk: (items: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<BulkResult>, never, CurrentTenant>
@@ -206,27 +208,44 @@ export const makeProducts = Effect.gen(function*() {
       })
     ).pipe(Effect.flatMap((keys) => removeBlobs(keys, new Set([id]))))
 
-  const list = (query: ListProductsQuery) =>
+  /** The page a list query asks for, read by `read` (records or JSON), and the media's first url per product. */
+  const pageOf = <A extends { readonly id: string }>(
+    query: ListProductsQuery,
+    read: (...args: Parameters<ProductRepository["Type"]["list"]>) => Effect.Effect<ProductPage<A>>
+  ) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
         const filter = yield* filterOf(organizationId, query)
         const sort = yield* sortOf(organizationId, query, filter)
         const limit = query.limit ?? 50
         const offset = query.offset ?? 0
-        const page = yield* repo.list(organizationId, filter, sort, { limit, offset, withTotal: query.withTotal ?? false })
+        const page = yield* read(organizationId, filter, sort, { limit, offset, withTotal: query.withTotal ?? false })
         const thumbnails = yield* media.firstOf(organizationId, page.items.map((p) => p.id))
-        return new ProductList({
-          data: page.items.map((item) => {
-            const first = thumbnails.get(item.id)
-            return toListItem(item, first === undefined ? null : mediaUrl(first))
-          }),
-          limit,
-          offset,
-          hasMore: page.hasMore,
-          ...(page.total !== undefined ? { total: page.total } : {})
-        }, true)
+        const thumbnailOf = (id: string) => {
+          const first = thumbnails.get(id)
+          return first === undefined ? null : mediaUrl(first)
+        }
+        return { page, thumbnailOf, limit, offset }
       })
     )
+
+  const list = (query: ListProductsQuery) =>
+    Effect.map(pageOf(query, repo.list), ({ limit, offset, page, thumbnailOf }) =>
+      new ProductList({
+        data: page.items.map((item) => toListItem(item, thumbnailOf(item.id))),
+        limit,
+        offset,
+        hasMore: page.hasMore,
+        ...(page.total !== undefined ? { total: page.total } : {})
+      }, true))
+
+  const listJson = (query: ListProductsQuery) =>
+    Effect.map(pageOf(query, repo.listJson), ({ limit, offset, page, thumbnailOf }) =>
+      ProductListJson(
+        `{"data":[${page.items.map((item) => withField(item.json, "thumbnailUrl", thumbnailOf(item.id))).join(",")}],` +
+          `"limit":${limit},"offset":${offset},"hasMore":${page.hasMore}` +
+          `${page.total !== undefined ? `,"total":${page.total}` : ""}}`
+      ))
 
   const facets = (query: FacetsQuery) =>
     inTenant((organizationId) =>
@@ -275,7 +294,7 @@ export const makeProducts = Effect.gen(function*() {
         Effect.map(({ results }) => results)
       ))
 
-  return Products.of({ create, get, json, update, delete: remove, list, facets, bulk })
+  return Products.of({ create, get, json, update, delete: remove, list, listJson, facets, bulk })
 })
 
 export const ProductsLive = Layer.effect(Products, makeProducts)

@@ -3,9 +3,12 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, type Layer, Option, Schema } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
+import { Categories } from "../../core/catalog/Categories.js"
 import { Product, toProduct } from "../../core/products/Product.js"
 import { ProductRepository } from "../../core/products/ProductRepository.js"
+import type { ListProductsQuery } from "../../core/products/ProductQuery.js"
 import { Products } from "../../core/products/Products.js"
+import { ProductList } from "../../core/products/ProductResults.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
@@ -40,6 +43,16 @@ const bothReads = (organizationId: string, id: string) =>
     return {
       json: Option.map(json, (text) => JSON.parse(text) as unknown),
       encoded: Option.map(record, (r) => Schema.encodeSync(Product)(toProduct(r)))
+    }
+  })
+
+/** What `listJson` answers, parsed, next to `list`'s page encoded by the `ProductList` schema. */
+const bothLists = (query: ListProductsQuery) =>
+  Effect.gen(function*() {
+    const products = yield* Products
+    return {
+      json: JSON.parse(yield* products.listJson(query)) as unknown,
+      encoded: Schema.encodeSync(ProductList)(yield* products.list(query))
     }
   })
 
@@ -83,6 +96,46 @@ export const productJsonSuite = <E>(name: string, storage: Layer.Layer<Storage |
           expect(Option.isSome(json)).toBe(true)
           expect(json).toEqual(encoded)
         }
+      }))
+
+    it.effect("answers every kind of list page as the JSON its schema encodes, category ids in their order", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const pages = yield* Effect.provideService(
+          Effect.gen(function*() {
+            const products = yield* Products
+            const categories = yield* Categories
+            const shoes = yield* family
+            const boots = yield* categories.create({ name: "Boots" })
+            const sale = yield* categories.create({ name: "Sale" })
+            const brand = yield* (yield* Brands).create({ name: "Acme" })
+            yield* products.create({
+              familyId: shoes.id,
+              name: "Trail \"boot\" ✓",
+              brandId: brand.id,
+              tags: ["Trail", "Winter"],
+              categoryIds: [sale.id, boots.id],
+              attributes: { price: val({ amount_cents: 999, currency: "EUR" }), blurb: [{ locale: "de", channel: null, value: "grün" }] }
+            })
+            yield* products.create({ familyId: shoes.id, name: "City boot", categoryIds: [boots.id], attributes: { price: val({ amount_cents: 5, currency: "USD" }) } })
+            yield* products.create({ familyId: shoes.id, name: "Plain" })
+            const queries: ReadonlyArray<ListProductsQuery> = [
+              {},
+              { withTotal: true, limit: 2 },
+              { offset: 1, limit: 1, withTotal: true },
+              { sortBy: "attribute", sortAttribute: "price", sortDir: "desc" },
+              { q: "boot", sortBy: "relevance" },
+              { categoryId: boots.id, tag: ["trail"] },
+              { slug: "no-such-product", withTotal: true }
+            ]
+            return yield* Effect.forEach(queries, bothLists)
+          }),
+          CurrentTenant,
+          tenant
+        )
+        expect(pages.map((p) => (p.encoded.data as ReadonlyArray<unknown>).length)).toEqual([3, 2, 1, 3, 2, 1, 0])
+        expect((pages[0]?.encoded.data[0] as { categoryIds?: unknown }).categoryIds).toHaveLength(2)
+        for (const { encoded, json } of pages) expect(json).toEqual(encoded)
       }))
 
     it.effect("answers none for a product of another organization, and NotFound through the use case", () =>

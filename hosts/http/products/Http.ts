@@ -12,7 +12,8 @@ export const ProductsLive = HttpApiBuilder.group(CatalogApi, "products", (handle
   Effect.gen(function*() {
     const products = yield* Products
     return handlers
-      .handle("list", ({ urlParams }) => products.list(urlParams))
+      // A list never resolves values: the stored JSON is the answer, as for a plain read by id.
+      .handle("list", ({ urlParams }) => Effect.map(products.listJson(urlParams), jsonResponse))
       .handle("create", ({ payload }) => products.create(payload))
       .handle("facets", ({ urlParams }) => products.facets(urlParams))
       .handle("bulk", ({ payload }) =>
