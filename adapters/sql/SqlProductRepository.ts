@@ -31,11 +31,8 @@ const Row = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-type Row = typeof Row.Type
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 /** A row with its category ids aggregated in position order, as `withCategoryIds` selects it. */
 const decodeRecords = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...Row.fields, categoryIds: JsonColumn(Schema.Array(Schema.String)) })))
-const LinkRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ productId: Schema.String, categoryId: Schema.String })))
 const SlugRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ slug: Schema.String })))
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 const CountRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))
@@ -159,24 +156,11 @@ export const make = Effect.gen(function*() {
       }
     })
 
-  const withCategories = (rows: ReadonlyArray<Row>): Effect.Effect<ReadonlyArray<ProductRecord>> =>
-    Effect.gen(function*() {
-      if (rows.length === 0) return []
-      const links = yield* sql`select product_id, category_id from product_categories
-        where ${sql.in("product_id", rows.map((r) => r.id))} order by position`.pipe(Effect.flatMap(LinkRows))
-      const byProduct = new Map<string, Array<string>>()
-      for (const l of links) byProduct.set(l.productId, [...(byProduct.get(l.productId) ?? []), l.categoryId])
-      return rows.map((r) => ({ ...r, categoryIds: byProduct.get(r.id) ?? [] }))
-    }).pipe(Effect.orDie)
-
   /** The record's columns and its category ids, in one statement. */
   const withCategoryIds = `${COLUMNS}, ${categoryIdsJson(sql)} as category_ids`
 
   const selectRecords = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>): Effect.Effect<ReadonlyArray<ProductRecord>> =>
     statement.pipe(Effect.flatMap(decodeRecords), Effect.orDie)
-
-  const select = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-    statement.pipe(Effect.flatMap(decodeRows), Effect.orDie, Effect.flatMap(withCategories))
 
   /** The category and its descendants, for `includeDescendants`. */
   const subtreeOf = (organizationId: string, filter: ProductFilter) =>
@@ -293,7 +277,7 @@ export const make = Effect.gen(function*() {
       return [...valued, ...missing]
     })
 
-  const list = pageOf(COLUMNS, select)
+  const list = pageOf(withCategoryIds, selectRecords)
   const listJson = pageOf(`p.id, ${productJsonOf(sql, [["categoryIds", categoryIdsJson(sql)]])} as json`, (statement) =>
     statement.pipe(Effect.flatMap(ItemJsonRows), Effect.orDie))
 

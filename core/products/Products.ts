@@ -7,6 +7,7 @@ import { MediaRepository } from "../media/MediaRepository.js"
 import { uuidValuesOf } from "../media/MediaValues.js"
 import { CategoryRepository } from "../catalog/CategoryRepository.js"
 import { emit, EventLog } from "../events/EventLog.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
@@ -23,7 +24,6 @@ import type { FacetsQuery, ListProductsQuery } from "./ProductQuery.js"
 import { ProductRepository } from "./ProductRepository.js"
 import { ProductFacets, ProductList, ProductListJson, withField } from "./ProductResults.js"
 import { resolveValues } from "./ProductValues.js"
-import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
