@@ -2,7 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Layer, Redacted } from "effect"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
 import * as SqlStorage from "../sql/SqlStorage.js"
-import { keepStatistics } from "./PostgresStatistics.js"
+import { keepTablesMaintained } from "./PostgresUpkeep.js"
 
 /** A pooled Postgres client. JSON columns keep their keys as written. */
 export const client = (url: string, maxConnections = 10) =>
@@ -15,6 +15,6 @@ export const client = (url: string, maxConnections = 10) =>
     applicationName: "catalog-service"
   })
 
-/** Every storage port on Postgres, migrated, with planner statistics kept current. */
+/** Every storage port on Postgres, migrated, its tables vacuumed and analyzed as they change. */
 export const layer = (url: string, maxConnections?: number) =>
-  keepStatistics().pipe(Layer.provideMerge(SqlStorage.fromClient(client(url, maxConnections))))
+  keepTablesMaintained().pipe(Layer.provideMerge(SqlStorage.fromClient(client(url, maxConnections))))
