@@ -107,6 +107,44 @@ describe.runIf(available)("postgres row-level security", () => {
         expect(String(refused.cause)).toContain("permission denied")
       }))
 
+    it.effect("keeps a tenant transaction's writes together: all committed, all rolled back, or a failed savepoint alone", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const org = "01900000-0000-7000-8000-0000000000a0"
+        yield* sql`insert into organizations ${sql.insert({ id: org, name: "Whole", slug: "whole", createdAt: "t", updatedAt: "t" })}`
+        const key = (n: number) =>
+          sql`insert into api_keys ${
+            sql.insert({ id: `01900000-0000-7000-8000-0000000000b${n}`, organizationId: org, name: `k${n}`, prefix: "pim_zzzz", keyHash: `whole-${n}`, createdAt: "t", updatedAt: "t" })
+          }`
+        const names = sql`select name from api_keys where organization_id = ${org} order by name`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String })))),
+          Effect.map((rows) => rows.map((r) => r.name))
+        )
+
+        yield* uow.tenant(org, key(1))
+        const failed = yield* Effect.exit(uow.tenant(org, Effect.zipRight(key(2), Effect.fail("refused" as const))))
+        assert(Exit.isFailure(failed))
+        const died = yield* Effect.exit(uow.tenant(org, Effect.zipRight(key(3), Effect.die("broken"))))
+        assert(Exit.isFailure(died))
+        // A failed nested transaction is undone alone; the outer one still commits.
+        yield* uow.tenant(org, Effect.zipRight(key(4), Effect.ignore(uow.tenant(org, Effect.zipRight(key(5), Effect.fail("refused" as const))))))
+        expect(yield* names).toEqual(["k1", "k4"])
+        // The next transaction on a pooled connection starts clean: no tenant, no role left over.
+        const after = yield* sql.withTransaction(Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`), count("api_keys")))
+        expect(after).toBe(0)
+      }))
+
+    it.effect("refuses an organization id that is not a UUID before running anything", () =>
+      Effect.gen(function*() {
+        const uow = yield* UnitOfWork
+        let ran = false
+        const exit = yield* Effect.exit(uow.tenant("x'); drop table products; --", Effect.sync(() => (ran = true))))
+        assert(Exit.isFailure(exit))
+        expect(Cause.pretty(exit.cause)).toContain("is not a UUID")
+        expect(ran).toBe(false)
+      }))
+
     it.effect("puts every tenant table under forced row-level security", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient

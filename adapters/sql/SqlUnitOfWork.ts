@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, FiberRef, Layer, Option } from "effect"
+import { Cause, Effect, Exit, FiberRef, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { APP_ROLE } from "./Rls.js"
 import { isWorthRunningAgain } from "./SqlErrors.js"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const worthRunningAgain = (cause: Cause.Cause<unknown>) =>
   [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => e instanceof SqlError && isWorthRunningAgain(e))
@@ -36,10 +38,35 @@ export const make = Effect.gen(function*() {
         false
       ))
 
+  const isPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
+  // Postgres, outermost: BEGIN and the tenant's settings in one round trip, not two (a read by
+  // id takes three). Several statements go in one message only without parameters, so the
+  // organization id is written into the text, once it is known to be a UUID.
+  const postgresTenantTransaction = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
+    UUID.test(organizationId)
+      ? Effect.uninterruptibleMask((restore) =>
+        Effect.scoped(Effect.gen(function*() {
+          const conn = yield* sql.reserve
+          yield* conn.executeUnprepared(
+            `BEGIN; SELECT set_config('app.organization_id', '${organizationId}', true), set_config('role', '${APP_ROLE}', true)`,
+            [],
+            undefined
+          )
+          const exit = yield* Effect.exit(restore(Effect.provideService(effect, SqlClient.TransactionConnection, [conn, 0])))
+          yield* Effect.orDie(conn.executeUnprepared(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK", [], undefined))
+          return yield* exit
+        }))
+      )
+      : Effect.dieMessage(`organization id ${JSON.stringify(organizationId)} is not a UUID`)
+
   const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
-    asOutermost(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)).pipe(
-      Effect.catchTag("SqlError", Effect.die)
-    ) as typeof effect)
+    asOutermost(Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+      isPostgres && Option.isNone(outer)
+        ? postgresTenantTransaction(organizationId, effect)
+        : sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect))).pipe(
+        Effect.catchTag("SqlError", Effect.die)
+      ) as typeof effect)
 
   /** Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest yields the array in order). */
   const advisory = (lockFunction: "pg_advisory_xact_lock" | "pg_advisory_xact_lock_shared", kind: string, ids: ReadonlyArray<string>) =>
