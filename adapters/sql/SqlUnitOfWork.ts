@@ -52,6 +52,9 @@ export const make = Effect.gen(function*() {
             `BEGIN; SELECT set_config('app.organization_id', '${organizationId}', true), set_config('role', '${APP_ROLE}', true)`,
             [],
             undefined
+          ).pipe(
+            // Should the settings fail after BEGIN, the connection goes back to the pool out of that transaction.
+            Effect.tapErrorCause(() => Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined)))
           )
           const exit = yield* Effect.exit(restore(Effect.provideService(effect, SqlClient.TransactionConnection, [conn, 0])))
           yield* Effect.orDie(conn.executeUnprepared(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK", [], undefined))
