@@ -8,6 +8,8 @@ import { isWorthRunningAgain } from "./SqlErrors.js"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+const dieOnSqlError = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) => Effect.catchTag(effect, "SqlError", Effect.die)
+
 const worthRunningAgain = (cause: Cause.Cause<unknown>) =>
   [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => e instanceof SqlError && isWorthRunningAgain(e))
 
@@ -26,12 +28,13 @@ export const make = Effect.gen(function*() {
 
   // The outermost transaction runs again, from the start, when it lost a race to another
   // (see `isWorthRunningAgain`): nothing of it was kept. After it commits with new events,
-  // the dispatcher is woken: before the commit it could not see them.
-  const asOutermost = <A, E, R>(transaction: Effect.Effect<A, E, R>) =>
+  // the dispatcher is woken: before the commit it could not see them. `outermost` is how the
+  // transaction runs when no other encloses it; inside one, `nested` (a savepoint).
+  const asOutermost = <A, E, R>(nested: Effect.Effect<A, E, R>, outermost: Effect.Effect<A, E, R> = nested) =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
-      Option.isSome(outer) ? transaction : Effect.locally(
+      Option.isSome(outer) ? nested : Effect.locally(
         Effect.tap(
-          transaction.pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox),
+          outermost.pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox),
           () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))
         ),
         appendedEvents,
@@ -63,13 +66,10 @@ export const make = Effect.gen(function*() {
       )
       : Effect.dieMessage(`organization id ${JSON.stringify(organizationId)} is not a UUID`)
 
-  const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
-    asOutermost(Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
-      isPostgres && Option.isNone(outer)
-        ? postgresTenantTransaction(organizationId, effect)
-        : sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect))).pipe(
-        Effect.catchTag("SqlError", Effect.die)
-      ) as typeof effect)
+  const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => {
+    const nested = dieOnSqlError(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)))
+    return asOutermost(nested, isPostgres ? dieOnSqlError(postgresTenantTransaction(organizationId, effect)) : nested) as typeof effect
+  }
 
   /** Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest yields the array in order). */
   const advisory = (lockFunction: "pg_advisory_xact_lock" | "pg_advisory_xact_lock_shared", kind: string, ids: ReadonlyArray<string>) =>
@@ -90,7 +90,7 @@ export const make = Effect.gen(function*() {
     // SQLite: BEGIN/COMMIT would cost more than the read itself, and a statement never sees
     // another's uncommitted writes (one connection, held by a transaction until it ends).
     read: (organizationId, effect) => sql.onDialectOrElse({ pg: () => tenant(organizationId, effect), orElse: () => effect }),
-    system: (effect) => asOutermost(sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as typeof effect),
+    system: (effect) => asOutermost(dieOnSqlError(sql.withTransaction(effect))) as typeof effect,
     lock: (kind, ids) => advisory("pg_advisory_xact_lock", kind, ids),
     share: (kind, ids) => advisory("pg_advisory_xact_lock_shared", kind, ids)
   })

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { Families } from "../schema/Families.js"
 import { actorId } from "../schema/Tenant.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
@@ -13,7 +14,6 @@ import { BrandRepository } from "./BrandRepository.js"
 import { freeSlug } from "./Categories.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
-import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Brands extends Context.Tag("catalog/Brands")<Brands, {
   readonly list: Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>

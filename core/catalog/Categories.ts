@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { Families } from "../schema/Families.js"
 import { actorId } from "../schema/Tenant.js"
 import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
@@ -13,7 +14,6 @@ import { CategoryRepository } from "./CategoryRepository.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { slugify } from "./Text.js"
-import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   readonly list: (query: ListCategoriesQuery) => Effect.Effect<ReadonlyArray<Category>, never, CurrentTenant>

@@ -4,6 +4,7 @@ import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { checkMediaValues } from "../media/MediaValues.js"
 import { type AttributeSpec, type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
 import { now } from "../schema/Tenant.js"
 import { CatalogSettings } from "../shared/CatalogSettings.js"
@@ -16,7 +17,6 @@ import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
 import { mergeValues, missingRequired, withoutRemovals } from "../products/ProductValues.js"
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
-import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 type Failure = ValidationFailed | Conflict | Forbidden
 

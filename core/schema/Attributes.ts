@@ -16,9 +16,9 @@ import {
 import { type AttributeChanges, AttributeRepository } from "./AttributeRepository.js"
 import { validateValue } from "./AttributeValues.js"
 import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
+import { changeDefinitions } from "./DefinitionLock.js"
 import { requestedRequirement } from "./Requirements.js"
 import { actorId, inTenant, now } from "./Tenant.js"
-import { changeDefinitions } from "./DefinitionLock.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {

@@ -6,6 +6,7 @@ import { ProductRepository } from "../products/ProductRepository.js"
 import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
 import { requireProduct } from "../products/RequireProduct.js"
 import { type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository } from "../schema/FamilyRepository.js"
 import { now } from "../schema/Tenant.js"
 import { Crypto } from "../shared/Crypto.js"
@@ -16,7 +17,6 @@ import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
 import { type CreateVariant, type UpdateVariant, Variant, VariantList } from "./Variant.js"
 import { axesOf, axisKey, missingAxes } from "./VariantAxes.js"
 import { VariantRepository } from "./VariantRepository.js"
-import { holdDefinitions } from "../schema/DefinitionLock.js"
 
 export class Variants extends Context.Tag("catalog/Variants")<Variants, {
   readonly list: (

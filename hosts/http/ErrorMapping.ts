@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
-import { CatalogApi } from "./Api.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
+import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
 
