@@ -4,7 +4,10 @@ import type { CatalogEvent } from "./Event.js"
 /**
  * The undelivered events, claimed by dispatchers under a lease. A claim covers whole
  * organizations: while one dispatcher holds a live claim on an organization's events, no
- * other claims any of that organization's events, so each connector sees them in order.
+ * other claims any of that organization's events, so each connector sees them in the order
+ * they were claimed: oldest first among those committed. An event whose write commits after a
+ * newer one was claimed (possible on Postgres, where numbers are taken before the commit) comes
+ * after it.
  * Run every call in a system transaction.
  */
 export class Outbox extends Context.Tag("catalog/Outbox")<Outbox, {
