@@ -57,6 +57,7 @@ const ValueRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schem
 const EventRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ entityType: Schema.String, entityId: Schema.String, name: Schema.String })))
 const CursorRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ createdAt: Schema.String, id: Schema.String })))
 const SeqRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: Schema.NullOr(IntColumn) })))
+const SnapshotRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ snapshot: Schema.String })))
 
 /** Distinct strings, numbered in the order first seen. */
 class Numbering {
@@ -137,7 +138,8 @@ class TenantFacets {
   private packed: Packed | undefined
   private changes = 0
 
-  constructor(public seq: number) {}
+  /** Where the copy stands among the organization's events (see `changeFeed`). */
+  constructor(public cursor: string) {}
 
   /** A mark per slot: 1 for the slots of `ids` (products the copy does not hold are left out). */
   marks(ids: ReadonlyArray<string>): Uint8Array {
@@ -233,6 +235,37 @@ const reshapes = (event: { readonly name: string }) => RESHAPING.has(event.name)
 /** Beyond this many events since the last look, reading everything again is cheaper than catching up. */
 const CATCH_UP_LIMIT = 5_000
 
+/**
+ * Where an organization's events stand, and the events between two such points (`changes`).
+ * SQLite numbers events in commit order (one writer at a time), so the newest number is the
+ * point. Postgres numbers them as they are written, so a write can commit after a newer number
+ * was read; there the point is a snapshot, and the events between two are those of the
+ * transactions the first did not see and the second did.
+ */
+const changeFeed = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({
+    pg: () => ({
+      head: (_organizationId: string) =>
+        sql`select pg_current_snapshot()::text as snapshot`.pipe(Effect.flatMap(SnapshotRows), Effect.map((rows) => rows[0]?.snapshot ?? "")),
+      changes: (organizationId: string, from: string, to: string, limit: number) =>
+        sql`select entity_type, entity_id, name from events
+          where organization_id = ${organizationId} and xact >= pg_snapshot_xmin(${from}::pg_snapshot)
+            and not pg_visible_in_snapshot(xact, ${from}::pg_snapshot) and pg_visible_in_snapshot(xact, ${to}::pg_snapshot)
+          order by seq limit ${limit}`.pipe(Effect.flatMap(EventRows))
+    }),
+    orElse: () => ({
+      head: (organizationId: string) =>
+        sql`select max(seq) as seq from events where organization_id = ${organizationId}`.pipe(
+          Effect.flatMap(SeqRows),
+          Effect.map((rows) => String(rows[0]?.seq ?? 0))
+        ),
+      changes: (organizationId: string, from: string, to: string, limit: number) =>
+        sql`select entity_type, entity_id, name from events
+          where organization_id = ${organizationId} and seq > ${Number(from)} and seq <= ${Number(to)}
+          order by seq limit ${limit}`.pipe(Effect.flatMap(EventRows))
+    })
+  })
+
 export interface FacetIndexLimits {
   /** Products kept in memory over all organizations; the least recently counted go first. */
   readonly maxProducts: number
@@ -249,18 +282,17 @@ interface Cursor {
 /**
  * Facet counts from memory, per organization, kept in step with the database through the
  * organization's events: every write that changes a product appends one in the same
- * transaction, so the newest event number tells whether the copy is current. Products named
- * by newer events are read again; a deleted brand, category or connector (which changes
+ * transaction, so the events since the copy's point tell what changed (`changeFeed`). Products
+ * named by those events are read again; a deleted brand, category or connector (which changes
  * products without naming them) has everything read again.
  *
  * A copy is made in the background, a few thousand products at a time, so that neither the
  * connection nor the event loop is held for long; until it is ready, `tallies` answers
  * `undefined` and facets are counted from the indexes. Writes made while it is being made
- * carry events newer than the one it started from, so the first look afterwards reads them.
+ * come after the point it started from, so the first look afterwards reads them.
  *
- * Only where events are numbered in commit order (SQLite: one writer at a time). It holds the
- * counted columns, categories and tags; the products that pass the other filters are read by
- * the caller and named in the question (`only`).
+ * It holds the counted columns, categories and tags; the products that pass the other filters
+ * are read by the caller and named in the question (`only`).
  */
 export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimits) =>
   Effect.gen(function*() {
@@ -278,13 +310,13 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
       replacing: ReadonlyArray<string> = []
     ) =>
       Effect.gen(function*() {
-        const groups = yield* sql`select family_id, status, brand_id, source_connector_id, group_concat(id, ' ') as product_ids
+        const groups = yield* sql`select family_id, status, brand_id, source_connector_id, ${idList("id")} as product_ids
           from products where organization_id = ${organizationId} and ${products("id")}
           group by family_id, status, brand_id, source_connector_id`.pipe(Effect.flatMap(GroupRows))
-        const links = yield* sql`select category_id as value, group_concat(product_id, ' ') as product_ids
+        const links = yield* sql`select category_id as value, ${idList("product_id")} as product_ids
           from product_categories where organization_id = ${organizationId} and ${products("product_id")}
           group by category_id`.pipe(Effect.flatMap(ValueRows))
-        const tags = yield* sql`select tag as value, group_concat(product_id, ' ') as product_ids
+        const tags = yield* sql`select tag as value, ${idList("product_id")} as product_ids
           from product_tags where organization_id = ${organizationId} and ${products("product_id")}
           group by tag`.pipe(Effect.flatMap(ValueRows))
         for (const id of replacing) facets.remove(id)
@@ -296,11 +328,9 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         for (const t of tags) for (const id of t.productIds.split(" ")) facets.tag(id, t.value)
       })
 
-    const headOf = (organizationId: string) =>
-      sql`select max(seq) as seq from events where organization_id = ${organizationId}`.pipe(
-        Effect.flatMap(SeqRows),
-        Effect.map((rows) => rows[0]?.seq ?? 0)
-      )
+    const feed = changeFeed(sql)
+    const idList = (column: string) =>
+      sql.onDialectOrElse({ pg: () => sql`string_agg(${sql(column)}::text, ' ')`, orElse: () => sql`group_concat(${sql(column)}, ' ')` })
 
     /** The products after `from` and up to `to` in creation order (`products_created`). */
     const between = (organizationId: string, from: Cursor | undefined, to: Cursor | undefined) => {
@@ -312,10 +342,10 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         column === "id" ? range : sql`${sql(column)} in (select id from products where organization_id = ${organizationId} and ${range})`
     }
 
-    /** A new copy, read step by step; current as of the event newest when it started. */
+    /** A new copy, read step by step; current as of the point its events stood at when it started. */
     const build = (organizationId: string) =>
       Effect.gen(function*() {
-        const facets = new TenantFacets(yield* headOf(organizationId))
+        const facets = new TenantFacets(yield* feed.head(organizationId))
         let from: Cursor | undefined
         for (;;) {
           const [to] = yield* sql`select created_at, id from products
@@ -356,25 +386,23 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
     }
 
     /**
-     * The organization's copy as of its newest event, caught up in place; call inside the
+     * The organization's copy as of its events now, caught up in place; call inside the
      * read's transaction. Without a copy that can be caught up, one is made: here when
      * `wait`, otherwise in the background, answering `undefined` meanwhile.
      */
     const current = (organizationId: string, wait: boolean): Effect.Effect<TenantFacets | undefined, unknown> =>
       Effect.gen(function*() {
-        const seq = yield* headOf(organizationId)
+        const head = yield* feed.head(organizationId)
         const known = tenants.get(organizationId)
-        if (known !== undefined && known.seq < seq) {
-          const events = yield* sql`select entity_type, entity_id, name from events
-            where organization_id = ${organizationId} and seq > ${known.seq} and seq <= ${seq}
-            order by seq limit ${CATCH_UP_LIMIT + 1}`.pipe(Effect.flatMap(EventRows))
+        if (known !== undefined && known.cursor !== head) {
+          const events = yield* feed.changes(organizationId, known.cursor, head, CATCH_UP_LIMIT + 1)
           if (events.length <= CATCH_UP_LIMIT && !events.some(reshapes)) {
             const ids = [...new Set(events.filter((e) => e.entityType === "product").map((e) => e.entityId))]
             for (const chunk of chunksOf(ids, 500)) yield* readProducts(known, organizationId, (column) => sql.in(column, chunk), chunk)
-            known.seq = seq
+            known.cursor = head
           }
         }
-        if (known !== undefined && known.seq === seq) {
+        if (known !== undefined && known.cursor === head) {
           remember(organizationId, known)
           return known
         }

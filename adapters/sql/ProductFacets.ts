@@ -201,6 +201,8 @@ export const facetsOf = (
     const tallies: FacetTallies | undefined = index === undefined
       ? undefined
       : yield* index.tallies(organizationId, { filter, accepts: matchesAll, subtree, tree, only: yield* outsideTheCopy(sql, organizationId, filter) })
+    // While the copy is being made, the indexes count.
+    if (index !== undefined && tallies === undefined) return yield* facetsOf(sql, organizationId, filter, subtree, options)
 
     // Most catalogs file each product in one category, which one probe tells; then a category
     // filter's products are its links, and the links carry what the facets count.

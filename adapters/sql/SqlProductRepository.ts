@@ -78,17 +78,12 @@ const productColumns = (w: ProductWrite) => {
   }
 }
 
-/** Products whose facet columns SQLite keeps in memory, over all organizations (some 350 bytes each). */
+/** Products whose facet columns are kept in memory, over all organizations (some 350 bytes each). */
 const FACET_INDEX_PRODUCTS = 1_000_000
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  // Postgres numbers events as they are written, not as their transactions commit, so a copy
-  // kept by event number could miss a write; it counts from its indexes every time.
-  const facetIndex = yield* sql.onDialectOrElse({
-    sqlite: () => makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS, buildStep: 5_000 }),
-    orElse: () => Effect.succeed(undefined)
-  })
+  const facetIndex = yield* makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS, buildStep: 5_000 })
 
   const slugConflict = (writes: ReadonlyArray<ProductWrite>) =>
     new Conflict({ message: writes.length === 1 ? `product slug ${writes[0]?.product.slug} is taken` : "a product slug is taken" })

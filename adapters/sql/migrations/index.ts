@@ -13,6 +13,7 @@ import dropSearchVector from "./0016_drop_search_vector.js"
 import facetLinkColumns from "./0017_facet_link_columns.js"
 import eventsByOrganization from "./0018_events_by_organization.js"
 import tenantProductsView from "./0019_tenant_products_view.js"
+import eventsTransaction from "./0020_events_transaction.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -30,5 +31,6 @@ export const migrations = {
   "16_drop_search_vector": dropSearchVector,
   "17_facet_link_columns": facetLinkColumns,
   "18_events_by_organization": eventsByOrganization,
-  "19_tenant_products_view": tenantProductsView
+  "19_tenant_products_view": tenantProductsView,
+  "20_events_transaction": eventsTransaction
 }
