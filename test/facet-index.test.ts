@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
-import { type FacetIndex, type FacetQuestion, makeFacetIndex } from "../adapters/sql/ProductFacetIndex.js"
+import { type FacetIndex, type FacetQuestion, type FacetTallies, makeFacetIndex } from "../adapters/sql/ProductFacetIndex.js"
 import { facetsOf } from "../adapters/sql/ProductFacets.js"
 import type { Storage } from "../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
@@ -198,4 +198,39 @@ describe.runIf(postgres)("postgres: facets from memory, commit order", () => {
       expect(numbered.map((e) => e.entityId)).toEqual([before.id, lateId, early.id])
       expect(yield* counted).toBe(3)
     }).pipe(Effect.scoped), 60_000)
+})
+
+describe.runIf(postgres)("postgres: facets from memory, concurrent requests", () => {
+  it.live("count what the indexes count after requests caught the copy up at once while writes committed", () =>
+    Effect.gen(function*() {
+      const { organizationId, products, run, sql, tenant, uow } = yield* catalogOn(postgresStorage)
+      const family = yield* run(familyWith(tenant, "product", []))
+      const random = generator(11)
+      const ids: Array<string> = []
+      for (let b = 0; b < 3; b++) {
+        const created = yield* run(products.bulk(Array.from({ length: 500 }, (_, i) => ({ op: "create" as const, familyId: family.id, name: `p ${b}-${i}` }))))
+        for (const r of created) if (r.ok) ids.push(r.id)
+      }
+      expect(ids).toHaveLength(1_500)
+      const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, buildStep: 500 })
+      yield* index.ready(organizationId)
+      const everything: FacetQuestion = { filter: { includeDescendants: false }, accepts: () => true, subtree: undefined, tree: [] }
+      const option: FacetOptions = { caps: { families: 50, statuses: 3, categories: 30, brands: 30, connectors: 20, tags: 30 }, includeEmpty: false }
+      const statusesOf = (t: FacetTallies | undefined) =>
+        Object.fromEntries(STATUSES.map((s) => [s, (t?.groups ?? []).filter((g) => g.status === s).reduce((n, g) => n + g.count, 0)]))
+
+      // Every round changes every product while requests catch the copy up, then checks it.
+      for (let round = 0; round < 8; round++) {
+        const writes = Effect.forEach(Array.from({ length: 15 }, (_, b) => b), (b) =>
+          run(products.bulk(ids.slice(b * 100, b * 100 + 100).map((id) => ({ op: "update" as const, id, status: STATUSES[Math.floor(random() * 3)]! })))),
+          { concurrency: 3, discard: true })
+        const reads = Effect.forEach(Array.from({ length: 24 }, (_, i) => i), () =>
+          uow.tenant(organizationId, index.tallies(organizationId, everything)).pipe(Effect.orDie),
+          { concurrency: 6, discard: true })
+        yield* Effect.all([writes, reads], { concurrency: 2, discard: true })
+        const fromMemory = yield* uow.tenant(organizationId, index.tallies(organizationId, everything)).pipe(Effect.orDie)
+        const fromIndexes = yield* uow.tenant(organizationId, facetsOf(sql, organizationId, { includeDescendants: false }, undefined, option)).pipe(Effect.orDie)
+        expect(statusesOf(fromMemory), `round ${round}`).toEqual(Object.fromEntries(STATUSES.map((s) => [s, fromIndexes.statuses.find((x) => x.value === s)?.count ?? 0])))
+      }
+    }).pipe(Effect.scoped), 120_000)
 })

@@ -385,50 +385,64 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
       building.set(organizationId, fiber)
     }
 
-    /**
-     * The organization's copy as of its events now, caught up in place; call inside the
-     * read's transaction. Without a copy that can be caught up, one is made: here when
-     * `wait`, otherwise in the background, answering `undefined` meanwhile.
-     */
-    const current = (organizationId: string, wait: boolean): Effect.Effect<TenantFacets | undefined, unknown> =>
-      Effect.gen(function*() {
-        const head = yield* feed.head(organizationId)
-        const known = tenants.get(organizationId)
-        if (known !== undefined && known.cursor !== head) {
-          const events = yield* feed.changes(organizationId, known.cursor, head, CATCH_UP_LIMIT + 1)
-          if (events.length <= CATCH_UP_LIMIT && !events.some(reshapes)) {
-            const ids = [...new Set(events.filter((e) => e.entityType === "product").map((e) => e.entityId))]
-            for (const chunk of chunksOf(ids, 500)) yield* readProducts(known, organizationId, (column) => sql.in(column, chunk), chunk)
-            known.cursor = head
-          }
+    // Catching a copy up reads the point its events stand at, then the products named since the
+    // copy's own point, then moves it there. Two requests doing so at once (Postgres serves them
+    // on several connections) could leave a product as the older of two reads with the newer
+    // point, so each organization's catch-ups take turns. A turn is always taken inside a
+    // transaction: its holder has its connection already and waits for nothing another waiter
+    // holds. One per organization ever counted in this process.
+    const turns = new Map<string, Effect.Semaphore>()
+    const inTurn = <A, E>(organizationId: string, effect: Effect.Effect<A, E>) =>
+      Effect.suspend(() => {
+        let turn = turns.get(organizationId)
+        if (turn === undefined) {
+          turn = Effect.unsafeMakeSemaphore(1)
+          turns.set(organizationId, turn)
         }
-        if (known !== undefined && known.cursor === head) {
-          remember(organizationId, known)
-          return known
-        }
-        tenants.delete(organizationId)
-        if (!wait) {
-          startBuild(organizationId)
-          return undefined
-        }
-        const facets = yield* build(organizationId)
-        remember(organizationId, facets)
-        return yield* current(organizationId, true)
+        return turn.withPermits(1)(effect)
       })
 
-    /** The counts from the copy, or `undefined` while it is being made. */
-    const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies | undefined, unknown> =>
-      Effect.map(current(organizationId, false), (facets) => (facets === undefined ? undefined : count(facets, question)))
+    /**
+     * The organization's copy as of its events now, caught up in place, or `undefined` when it
+     * has none that can be caught up. Run it in turn (`inTurn`), inside a transaction.
+     */
+    const caughtUp = (organizationId: string): Effect.Effect<TenantFacets | undefined, unknown> =>
+      Effect.gen(function*() {
+        const known = tenants.get(organizationId)
+        if (known === undefined) return undefined
+        const head = yield* feed.head(organizationId)
+        if (known.cursor !== head) {
+          const events = yield* feed.changes(organizationId, known.cursor, head, CATCH_UP_LIMIT + 1)
+          if (events.length > CATCH_UP_LIMIT || events.some(reshapes)) {
+            tenants.delete(organizationId)
+            return undefined
+          }
+          const ids = [...new Set(events.filter((e) => e.entityType === "product").map((e) => e.entityId))]
+          for (const chunk of chunksOf(ids, 500)) yield* readProducts(known, organizationId, (column) => sql.in(column, chunk), chunk)
+          known.cursor = head
+        }
+        remember(organizationId, known)
+        return known
+      })
 
-    /** Waits for the copy being made, if any, and brings it up to date. */
+    /** The counts from the copy, or `undefined` while it is being made; call inside the read's transaction. */
+    const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies | undefined, unknown> =>
+      Effect.gen(function*() {
+        const counted = yield* inTurn(organizationId, Effect.map(caughtUp(organizationId), (facets) => facets && count(facets, question)))
+        if (counted === undefined) startBuild(organizationId)
+        return counted
+      })
+
+    /** Waits for the copy being made, making one if there is none, and brings it up to date. */
     const ready = (organizationId: string): Effect.Effect<void, unknown> =>
-      Effect.zipRight(
-        Effect.suspend(() => {
-          const fiber = building.get(organizationId)
-          return fiber === undefined ? Effect.void : Fiber.await(fiber)
-        }),
-        Effect.asVoid(current(organizationId, true))
-      )
+      Effect.gen(function*() {
+        const fiber = building.get(organizationId)
+        if (fiber !== undefined) yield* Fiber.await(fiber)
+        const catchUp = sql.withTransaction(inTurn(organizationId, caughtUp(organizationId)))
+        if ((yield* catchUp) !== undefined) return
+        remember(organizationId, yield* build(organizationId))
+        yield* catchUp
+      })
 
     return { tallies, ready }
   })
