@@ -135,6 +135,22 @@ describe.runIf(available)("postgres row-level security", () => {
         expect(after).toBe(0)
       }))
 
+    it.effect("runs a tenant transaction without parallel workers, outermost or nested, and only it", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const workers = sql`select current_setting('max_parallel_workers_per_gather') as workers`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ workers: Schema.String })))),
+          Effect.map((rows) => rows[0]?.workers)
+        )
+        const outside = yield* workers
+        expect(outside).not.toBe("0")
+        const org = "01900000-0000-7000-8000-0000000000c1"
+        expect(yield* uow.tenant(org, workers)).toBe("0")
+        expect(yield* uow.system(uow.tenant(org, workers))).toBe("0")
+        expect(yield* workers).toBe(outside)
+      }))
+
     it.effect("refuses an organization id that is not a UUID before running anything", () =>
       Effect.gen(function*() {
         const uow = yield* UnitOfWork
