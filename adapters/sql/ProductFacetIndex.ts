@@ -428,7 +428,10 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
     /** The counts from the copy, or `undefined` while it is being made; call inside the read's transaction. */
     const tallies = (organizationId: string, question: FacetQuestion): Effect.Effect<FacetTallies | undefined, unknown> =>
       Effect.gen(function*() {
-        const counted = yield* inTurn(organizationId, Effect.map(caughtUp(organizationId), (facets) => facets && count(facets, question)))
+        const counted = yield* inTurn(
+          organizationId,
+          Effect.map(caughtUp(organizationId), (facets) => (facets === undefined ? undefined : count(facets, question)))
+        )
         if (counted === undefined) startBuild(organizationId)
         return counted
       })
