@@ -301,6 +301,11 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
     // Builds run in the layer's context, never in the transaction of the request that asked.
     const fork = yield* FiberSet.runtime(yield* FiberSet.make<void>())<never>()
 
+    const feed = changeFeed(sql)
+    // The products of a group as one space-separated list (ids and canonical tags hold no spaces).
+    const idList = (column: string) =>
+      sql.onDialectOrElse({ pg: () => sql`string_agg(${sql(column)}::text, ' ')`, orElse: () => sql`group_concat(${sql(column)}, ' ')` })
+
     // Aggregated by what is counted, a few hundred rows carry every product: far fewer rows to
     // read and decode than one per product, link or tag.
     const readProducts = (
@@ -327,10 +332,6 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         for (const l of links) for (const id of l.productIds.split(" ")) facets.file(id, l.value)
         for (const t of tags) for (const id of t.productIds.split(" ")) facets.tag(id, t.value)
       })
-
-    const feed = changeFeed(sql)
-    const idList = (column: string) =>
-      sql.onDialectOrElse({ pg: () => sql`string_agg(${sql(column)}::text, ' ')`, orElse: () => sql`group_concat(${sql(column)}, ' ')` })
 
     /** The products after `from` and up to `to` in creation order (`products_created`). */
     const between = (organizationId: string, from: Cursor | undefined, to: Cursor | undefined) => {
