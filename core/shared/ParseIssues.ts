@@ -19,17 +19,21 @@ const startsWith = (path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<Prop
   path.length >= prefix.length && prefix.every((k, i) => k === path[i])
 const samePath = (a: ReadonlyArray<PropertyKey>, b: ReadonlyArray<PropertyKey>) => a.length === b.length && startsWith(a, b)
 
-const ALTERNATIVE = /^Expected (".*"), actual (.*)$/s
+const ALTERNATIVE = /^Expected (.*), actual (.*)$/s
 
 const pathOf = (path: ReadonlyArray<PropertyKey>): Array<string | number> => path.map((p) => (typeof p === "symbol" ? String(p) : p))
 
 /**
  * One issue per bad value. A union reports each member it tried: an optional field also fails
- * its `undefined` member (dropped where another issue names the value or a part of it), and a
- * choice of literals fails each literal (merged into one issue listing them).
+ * its `undefined` member (dropped where another issue names the value or a part of it), a
+ * nullable object that failed inside also fails its `null` member (dropped), and the members a
+ * value matched none of are merged into one issue listing them.
  */
 export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
-  const kept = raw.filter((i) => !(i.message.startsWith("Expected undefined, actual") && raw.some((o) => o !== i && startsWith(o.path, i.path))))
+  const kept = raw.filter((i) => !(
+    (i.message.startsWith("Expected undefined, actual") && raw.some((o) => o !== i && startsWith(o.path, i.path))) ||
+    (i.message.startsWith("Expected null, actual") && raw.some((o) => o.path.length > i.path.length && startsWith(o.path, i.path)))
+  ))
   const out: Array<Issue & { alternatives?: Array<string>; actual?: string }> = []
   for (const i of kept) {
     const path = pathOf(i.path)

@@ -19,6 +19,20 @@ describe("decodeIssues", () => {
     expect(issuesOf({ colour: "red", limit: "0" }).map((i) => [i.path, i.code])).toEqual([[["colour"], "unrecognized_key"], [["limit"], "invalid"]])
   })
 
+  it("drops the null member of a nullable object that failed inside, and lists it when the value is no object", () => {
+    const Body = Schema.Struct({ settings: Schema.optional(Schema.NullOr(Schema.Struct({ locale: Schema.optional(Schema.String) }))) })
+    const decoded = Schema.decodeUnknownEither(Body, { onExcessProperty: "error" })({ settings: { foo: 1 } })
+    if (Either.isRight(decoded)) throw new Error("expected a failure")
+    expect(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(decoded.left))).toEqual([
+      { path: ["settings", "foo"], message: 'is unexpected, expected: "locale"', code: "unrecognized_key" }
+    ])
+    const wrongType = Schema.decodeUnknownEither(Body)({ settings: 5 })
+    if (Either.isRight(wrongType)) throw new Error("expected a failure")
+    expect(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(wrongType.left))).toEqual([
+      { path: ["settings"], message: "Expected { readonly locale?: string | undefined } | null, actual 5", code: "invalid_type" }
+    ])
+  })
+
   it("gives a bulk item's failure the same issues as a request's", () => {
     const Item = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
     const decoded = Schema.decodeUnknownEither(Item)({ op: "frob" })
