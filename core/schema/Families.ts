@@ -33,7 +33,7 @@ export class Families extends Context.Tag("catalog/Families")<Families, {
   readonly create: (input: CreateFamily) => Effect.Effect<Family, Conflict, CurrentTenant>
   /** The family with its attributes, by position then code. */
   readonly get: (id: string) => Effect.Effect<FamilyDetails, NotFound, CurrentTenant>
-  readonly update: (id: string, input: UpdateFamily) => Effect.Effect<Family, NotFound, CurrentTenant>
+  readonly update: (id: string, input: UpdateFamily) => Effect.Effect<Family, NotFound | ValidationFailed, CurrentTenant>
   /** Fails with Conflict while a record still uses the family; attachments cascade. */
   readonly delete: (id: string) => Effect.Effect<void, NotFound | Conflict, CurrentTenant>
   /** Fails with NotFound (family or attribute), ValidationFailed (another entity kind) or Conflict (attached already). */
@@ -190,6 +190,8 @@ export const makeFamilies = Effect.gen(function*() {
     tenant((organizationId) =>
       Effect.gen(function*() {
         const before = yield* find(organizationId, id)
+        const moved = (["code", "entityKind"] as const).filter((k) => input[k] !== undefined && input[k] !== before[k])
+        if (moved.length > 0) return yield* ValidationFailed.of(moved.map((k) => ({ path: [k], message: "cannot be changed", code: "immutable" })))
         const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined && !sameJson(input[k], before[k]))
         if (changed.length === 0) return before
         const updated = yield* repo.update(organizationId, id, {

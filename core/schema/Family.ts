@@ -60,9 +60,12 @@ export const CreateFamily = Schema.Struct({
 })
 export type CreateFamily = typeof CreateFamily.Type
 
+/** `label` and `description`; `code` and `entityKind` are accepted only when they equal the current ones. */
 export const UpdateFamily = Schema.Struct({
   label: Schema.optional(LocalizedLabel),
-  description: Schema.optional(Schema.NullOr(Schema.String))
+  description: Schema.optional(Schema.NullOr(Schema.String)),
+  code: Schema.optional(Schema.Unknown),
+  entityKind: Schema.optional(Schema.Unknown)
 })
 export type UpdateFamily = typeof UpdateFamily.Type
 

@@ -41,7 +41,12 @@ export const CreateApiKey = Schema.Struct({
   expiresAt: Schema.optional(DateTimeString)
 })
 
-export const RenameApiKey = Schema.Struct({ name: NonEmptyString })
+/** `name` is the only editable field; `expiresAt` is accepted only when it equals the current one. */
+export const RenameApiKey = Schema.Struct({
+  name: NonEmptyString,
+  expiresAt: Schema.optional(Schema.Unknown)
+})
+export type RenameApiKey = typeof RenameApiKey.Type
 
 export const KEY_PREFIX = "pim_"
 

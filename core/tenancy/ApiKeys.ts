@@ -2,10 +2,11 @@ import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, ValidationFailed } from "../shared/Errors.js"
+import { datetimeMillis } from "../shared/Calendar.js"
 import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "./Actor.js"
-import { type ApiKey, CreatedApiKey, KEY_PREFIX, toApiKey } from "./ApiKey.js"
+import { type ApiKey, CreatedApiKey, KEY_PREFIX, type RenameApiKey, toApiKey } from "./ApiKey.js"
 import { ApiKeyRepository } from "./ApiKeyRepository.js"
 import { Authentication } from "./Authentication.js"
 
@@ -14,7 +15,7 @@ export class ApiKeys extends Context.Tag("catalog/ApiKeys")<ApiKeys, {
   readonly create: (
     input: { readonly name: string; readonly expiresAt?: string | undefined }
   ) => Effect.Effect<CreatedApiKey, ValidationFailed, CurrentTenant>
-  readonly rename: (id: string, name: string) => Effect.Effect<ApiKey, NotFound, CurrentTenant>
+  readonly rename: (id: string, input: RenameApiKey) => Effect.Effect<ApiKey, NotFound | ValidationFailed, CurrentTenant>
   readonly revoke: (id: string) => Effect.Effect<ApiKey, NotFound, CurrentTenant>
   /** Registers a known plaintext key (the single-tenant bootstrap key), once. */
   readonly ensure: (organizationId: string, plaintext: string, name: string) => Effect.Effect<void>
@@ -78,12 +79,15 @@ export const makeApiKeys = Effect.gen(function*() {
       return new CreatedApiKey({ ...toApiKey(record, at), key: plaintext })
     })
 
-  const rename = (id: string, name: string) =>
+  const rename = (id: string, { expiresAt, name }: RenameApiKey) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
         const at = yield* now
         const before = yield* repo.findById(organizationId, id)
         if (Option.isNone(before)) return yield* new NotFound({ entity: "api key", id })
+        if (expiresAt !== undefined && !sameInstant(expiresAt, before.value.expiresAt)) {
+          return yield* ValidationFailed.one(["expiresAt"], "cannot be changed after creation", "immutable")
+        }
         // The same name again changes nothing: no write, no event.
         if (before.value.name === name) return toApiKey(before.value, at)
         const row = yield* repo.rename(organizationId, id, name, at)
@@ -129,3 +133,6 @@ export const makeApiKeys = Effect.gen(function*() {
 })
 
 export const ApiKeysLive = Layer.effect(ApiKeys, makeApiKeys)
+
+const sameInstant = (sent: unknown, stored: string | null): boolean =>
+  sent === null ? stored === null : typeof sent === "string" && stored !== null && datetimeMillis(sent) === datetimeMillis(stored)

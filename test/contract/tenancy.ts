@@ -91,7 +91,7 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const key = yield* Effect.provideService(keys.create({ name: "a's" }), CurrentTenant, a.tenant)
       const listedByB = yield* Effect.provideService(keys.list, CurrentTenant, b.tenant)
       expect(listedByB.map((k) => k.id)).not.toContain(key.id)
-      const renamedByB = yield* Effect.exit(Effect.provideService(keys.rename(key.id, "stolen"), CurrentTenant, b.tenant))
+      const renamedByB = yield* Effect.exit(Effect.provideService(keys.rename(key.id, { name: "stolen" }), CurrentTenant, b.tenant))
       assert(Exit.isFailure(renamedByB))
       expect(JSON.stringify(renamedByB.cause)).toContain("NotFound")
     }))

@@ -42,6 +42,6 @@ export const ApiKeysLive = HttpApiBuilder.group(CatalogApi, "apiKeys", (handlers
     return handlers
       .handle("list", () => keys.list)
       .handle("create", ({ payload }) => keys.create(payload))
-      .handle("rename", ({ path, payload }) => keys.rename(path.id, payload.name))
+      .handle("rename", ({ path, payload }) => keys.rename(path.id, payload))
       .handle("revoke", ({ path }) => keys.revoke(path.id))
   }))
