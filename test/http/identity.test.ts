@@ -76,8 +76,14 @@ describe("organizations", () => {
     expect((await post({ name: "", slug: "fine" })).status).toBe(422)
     expect((await post({ slug: "fine" })).status).toBe(422)
     expect((await post({ name: "x", slug: "fine", settings: { colour: "blue" } })).status).toBe(422)
+    for (const initialAdmin of [undefined, {}]) {
+      const nobody = await post({ name: "x", slug: "fine", initialAdmin })
+      expect(nobody.status).toBe(422)
+      expect(nobody.json.error.details.issues.map((i: { path: Array<string>; code: string }) => [i.path, i.code])).toEqual([[["initialAdmin"], "required"]])
+    }
+    expect((await post({ name: "x", slug: `fine-${uuid().slice(0, 8)}`, initialAdmin: { email: "fine@example.com" } })).status).toBe(201)
     const t = await host.tenant()
-    const taken = await post({ name: "x", slug: t.organization.slug })
+    const taken = await post({ name: "x", slug: t.organization.slug, initialAdmin: { email: "taken@example.com" } })
     expect(taken.status).toBe(409)
     expect(taken.json.error.code).toBe("conflict")
   })

@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { ValidationFailed } from "../../../core/shared/Errors.js"
 import { CurrentTenant } from "../../../core/tenancy/Actor.js"
 import { ApiKeys } from "../../../core/tenancy/ApiKeys.js"
 import { Organizations } from "../../../core/tenancy/Organizations.js"
@@ -24,7 +25,14 @@ export const CallerLive = HttpApiBuilder.group(CatalogApi, "caller", (handlers) 
           return { organization: { id: org.id, name: org.name, slug: org.slug }, actor, role: tenant.role }
         }))
       .handle("createOrganization", ({ payload }) =>
-        Effect.flatMap(Caller, (caller) => organizations.create(payload, caller.principal)))
+        Effect.gen(function*() {
+          const caller = yield* Caller
+          // Over HTTP nothing else could ever reach an organization the service key made for no one.
+          if (caller.principal._tag === "Service" && payload.initialAdmin?.email === undefined && payload.initialAdmin?.userId === undefined) {
+            return yield* ValidationFailed.one(["initialAdmin"], "the service key creates an organization on behalf of initialAdmin: give its email or userId", "required")
+          }
+          return yield* organizations.create(payload, caller.principal)
+        }))
   }))
 
 export const OrganizationsLive = HttpApiBuilder.group(CatalogApi, "organizations", (handlers) =>
