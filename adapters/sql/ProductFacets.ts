@@ -4,9 +4,10 @@ import { Effect, Schema } from "effect"
 import { ProductStatus } from "../../core/products/Product.js"
 import type { FacetCounts, FacetDimension, FacetOptions, ProductFilter } from "../../core/products/ProductFilter.js"
 import { IntColumn, JsonColumn } from "./Columns.js"
-import type { CategoryNode, FacetIndex, FacetTallies, Group } from "./ProductFacetIndex.js"
+import type { FacetIndex } from "./ProductFacetIndex.js"
 import { linkConditions, productConditions } from "./ProductWhere.js"
 import { productsOf } from "./ProductSearch.js"
+import type { CategoryNode, FacetTallies, Group } from "./TenantFacets.js"
 
 const Label = JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String }))
 const FamilyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, code: Schema.String, label: Label, count: IntColumn })))
