@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, Position, Timestamp, Unchangeable, Uuid } from "../shared/Fields.js"
 import { AttributeType } from "./AttributeValues.js"
 
 /** The kinds of record an attribute (or family) shapes. */
@@ -88,7 +88,7 @@ export const UpdateAttribute = Schema.Struct({
   code: Schema.optional(Code),
   label: Schema.optional(LocalizedLabel),
   type: Schema.optional(AttributeType),
-  entityKind: Schema.optional(Schema.Unknown),
+  entityKind: Schema.optional(Unchangeable),
   groupId: Schema.optional(Schema.NullOr(Uuid)),
   isLocalizable: Schema.optional(Schema.Boolean),
   isScopable: Schema.optional(Schema.Boolean),

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, Position, Timestamp, Unchangeable, Uuid } from "../shared/Fields.js"
 import { EntityKind, Requirement, ValidationRules } from "./Attribute.js"
 import { AttributeType } from "./AttributeValues.js"
 
@@ -64,8 +64,8 @@ export type CreateFamily = typeof CreateFamily.Type
 export const UpdateFamily = Schema.Struct({
   label: Schema.optional(LocalizedLabel),
   description: Schema.optional(Schema.NullOr(Schema.String)),
-  code: Schema.optional(Schema.Unknown),
-  entityKind: Schema.optional(Schema.Unknown)
+  code: Schema.optional(Unchangeable),
+  entityKind: Schema.optional(Unchangeable)
 })
 export type UpdateFamily = typeof UpdateFamily.Type
 

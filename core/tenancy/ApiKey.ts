@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTimeString, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
+import { DateTimeString, NonEmptyString, Timestamp, Unchangeable, Uuid } from "../shared/Fields.js"
 
 export const ApiKeyStatus = Schema.Literal("active", "revoked", "expired")
 
@@ -44,7 +44,7 @@ export const CreateApiKey = Schema.Struct({
 /** `name` is the only editable field; `expiresAt` is accepted only when it equals the current one. */
 export const RenameApiKey = Schema.Struct({
   name: NonEmptyString,
-  expiresAt: Schema.optional(Schema.Unknown)
+  expiresAt: Schema.optional(Unchangeable)
 })
 export type RenameApiKey = typeof RenameApiKey.Type
 
