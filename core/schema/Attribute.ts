@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Position, Timestamp, Unchangeable, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Unchangeable } from "../shared/Unchangeable.js"
 import { AttributeType } from "./AttributeValues.js"
 
 /** The kinds of record an attribute (or family) shapes. */

@@ -2,6 +2,7 @@ import { Context, Effect, Either, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
 import {
@@ -121,9 +122,7 @@ export const makeAttributes = Effect.gen(function*() {
           // A new code or type rewrites or refuses the values stored under the old ones.
           yield* changeDefinitions(uow, organizationId)
           const existing = yield* find(organizationId, id)
-          if (input.entityKind !== undefined && input.entityKind !== existing.entityKind) {
-            return yield* ValidationFailed.one(["entityKind"], "cannot be changed", "immutable")
-          }
+          yield* keepUnchanged([["entityKind", input.entityKind, existing.entityKind]])
           yield* checkGroup(organizationId, input.groupId)
           const { entityKind: _kind, isRequired: _isRequired, requirement: _requirement, ...fields } = input
           const sent: { readonly [K in keyof AttributeRecord]?: AttributeRecord[K] | undefined } = {

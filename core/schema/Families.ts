@@ -2,6 +2,7 @@ import { Context, Effect, Either, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
 import type { AttributeRecord, EntityKind } from "./Attribute.js"
@@ -190,8 +191,7 @@ export const makeFamilies = Effect.gen(function*() {
     tenant((organizationId) =>
       Effect.gen(function*() {
         const before = yield* find(organizationId, id)
-        const moved = (["code", "entityKind"] as const).filter((k) => input[k] !== undefined && input[k] !== before[k])
-        if (moved.length > 0) return yield* ValidationFailed.of(moved.map((k) => ({ path: [k], message: "cannot be changed", code: "immutable" })))
+        yield* keepUnchanged([["code", input.code, before.code], ["entityKind", input.entityKind, before.entityKind]])
         const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined && !sameJson(input[k], before[k]))
         if (changed.length === 0) return before
         const updated = yield* repo.update(organizationId, id, {

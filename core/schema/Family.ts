@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Position, Timestamp, Unchangeable, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Unchangeable } from "../shared/Unchangeable.js"
 import { EntityKind, Requirement, ValidationRules } from "./Attribute.js"
 import { AttributeType } from "./AttributeValues.js"
 

@@ -52,6 +52,3 @@ export const toTimestamp = (millis: number): string => new Date(millis).toISOStr
 
 /** Map of locale to text. */
 export const LocalizedLabel = Schema.Record({ key: Schema.String, value: Schema.String })
-
-/** A field fixed at creation, sent back on an update: the use case accepts it only unchanged. */
-export const Unchangeable = Schema.Unknown.annotations({ description: "fixed at creation: accepted only unchanged" })

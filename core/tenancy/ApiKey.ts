@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { DateTimeString, NonEmptyString, Timestamp, Unchangeable, Uuid } from "../shared/Fields.js"
+import { DateTimeString, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
+import { Unchangeable } from "../shared/Unchangeable.js"
 
 export const ApiKeyStatus = Schema.Literal("active", "revoked", "expired")
 

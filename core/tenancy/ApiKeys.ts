@@ -4,6 +4,7 @@ import { datetimeMillis } from "../shared/Calendar.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, ValidationFailed } from "../shared/Errors.js"
 import { toTimestamp } from "../shared/Fields.js"
+import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "./Actor.js"
 import { type ApiKey, CreatedApiKey, KEY_PREFIX, type RenameApiKey, toApiKey } from "./ApiKey.js"
@@ -85,9 +86,7 @@ export const makeApiKeys = Effect.gen(function*() {
         const at = yield* now
         const before = yield* repo.findById(organizationId, id)
         if (Option.isNone(before)) return yield* new NotFound({ entity: "api key", id })
-        if (expiresAt !== undefined && !sameInstant(expiresAt, before.value.expiresAt)) {
-          return yield* ValidationFailed.one(["expiresAt"], "cannot be changed after creation", "immutable")
-        }
+        yield* keepUnchanged([["expiresAt", expiresAt, before.value.expiresAt]], sameInstant)
         // The same name again changes nothing: no write, no event.
         if (before.value.name === name) return toApiKey(before.value, at)
         const row = yield* repo.rename(organizationId, id, name, at)
@@ -134,5 +133,5 @@ export const makeApiKeys = Effect.gen(function*() {
 
 export const ApiKeysLive = Layer.effect(ApiKeys, makeApiKeys)
 
-const sameInstant = (sent: unknown, stored: string | null): boolean =>
-  sent === null ? stored === null : typeof sent === "string" && stored !== null && datetimeMillis(sent) === datetimeMillis(stored)
+const sameInstant = (sent: unknown, stored: unknown): boolean =>
+  sent === null ? stored === null : typeof sent === "string" && typeof stored === "string" && datetimeMillis(sent) === datetimeMillis(stored)
