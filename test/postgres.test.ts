@@ -1,4 +1,7 @@
-import { catalogSuite } from "./contract/catalog.js"
+import { categoriesBrandsSuite } from "./contract/categoriesBrands.js"
+import { productFacetsSuite } from "./contract/productFacets.js"
+import { productQueriesSuite } from "./contract/productQueries.js"
+import { productsSuite } from "./contract/products.js"
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
@@ -18,7 +21,10 @@ describe.runIf(available)("postgres", () => {
   modifiersSuite("postgres: modifiers", postgresStorage)
   schemaSuite("postgres: schema", postgresStorage)
   outboxSuite("postgres: outbox", postgresStorage)
-  catalogSuite("postgres: catalog", postgresStorage)
+  productsSuite("postgres: products", postgresStorage)
+  productQueriesSuite("postgres: product queries", postgresStorage)
+  productFacetsSuite("postgres: product facets", postgresStorage)
+  categoriesBrandsSuite("postgres: categories and brands", postgresStorage)
   productJsonSuite("postgres: product json", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)
   variantsSuite("postgres: variants", postgresStorage)

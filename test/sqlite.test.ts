@@ -1,4 +1,7 @@
-import { catalogSuite } from "./contract/catalog.js"
+import { categoriesBrandsSuite } from "./contract/categoriesBrands.js"
+import { productFacetsSuite } from "./contract/productFacets.js"
+import { productQueriesSuite } from "./contract/productQueries.js"
+import { productsSuite } from "./contract/products.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
 import { modifiersSuite } from "./contract/modifiers.js"
@@ -16,7 +19,10 @@ tenancySuite("sqlite: tenancy", storage)
 modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
-catalogSuite("sqlite: catalog", storage)
+productsSuite("sqlite: products", storage)
+productQueriesSuite("sqlite: product queries", storage)
+productFacetsSuite("sqlite: product facets", storage)
+categoriesBrandsSuite("sqlite: categories and brands", storage)
 productJsonSuite("sqlite: product json", storage)
 contentPagesSuite("sqlite: content pages", storage)
 variantsSuite("sqlite: variants", storage)

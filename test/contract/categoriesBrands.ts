@@ -1,0 +1,158 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { Brands } from "../../core/catalog/Brands.js"
+import { Categories } from "../../core/catalog/Categories.js"
+import { Products } from "../../core/products/Products.js"
+import { Attributes } from "../../core/schema/Attributes.js"
+import { Families } from "../../core/schema/Families.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { Organizations } from "../../core/tenancy/Organizations.js"
+import { catalogOver, newTenant } from "../support/Catalog.js"
+import { eventsOf, failureOf, inTenant, outcomeOf, schemaFixture, val } from "../support/CatalogFixtures.js"
+
+/** Categories, brands and the organization cascade over them, against one storage adapter. */
+export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("never lets two concurrent moves make a cycle of categories", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const categories = yield* Categories
+          const outcomes: Array<ReadonlyArray<boolean>> = []
+          for (let round = 0; round < 5; round++) {
+            const a = yield* categories.create({ name: `A ${round}` })
+            const b = yield* categories.create({ name: `B ${round}` })
+            const moves = yield* Effect.all([
+              Effect.either(categories.update(a.id, { parentId: b.id })),
+              Effect.either(categories.update(b.id, { parentId: a.id }))
+            ], { concurrency: "unbounded" })
+            outcomes.push(moves.map((m) => m._tag === "Right"))
+          }
+          return outcomes
+        }))
+        for (const moved of result) expect(moved.filter(Boolean)).toHaveLength(1)
+      }))
+
+    it.effect("keeps the category tree acyclic, refuses deleting a parent, and unfiles products of a deleted category", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const categories = yield* Categories
+          const products = yield* Products
+          const { family } = yield* schemaFixture
+          const root = yield* categories.create({ name: "Root", attributes: { description: val("Top") } })
+          const child = yield* categories.create({ name: "Child", parentId: root.id })
+          const p = yield* products.create({ familyId: family.id, name: "Filed", categoryIds: [child.id] })
+          const cycle = yield* failureOf(categories.update(root.id, { parentId: child.id }))
+          const parentDelete = yield* failureOf(categories.delete(root.id))
+          const undeclared = yield* failureOf(categories.create({ name: "Bad", attributes: { nosuch: val("x") } }))
+          yield* categories.delete(child.id)
+          const listed = yield* products.list({ ids: [p.id] })
+          return { root, cycle, parentDelete, undeclared, listed, kids: yield* categories.list({ parentId: root.id }) }
+        }))
+        expect(result.root.attributes).toEqual({ description: val("Top") })
+        expect(result.cycle).toContain("cycle")
+        expect(result.parentDelete).toContain("Conflict")
+        expect(result.undeclared).toContain("unknown_attribute")
+        expect(result.listed.data[0]?.categoryIds).toEqual([])
+        expect(result.kids).toEqual([])
+        const names = (yield* eventsOf(organizationId)).map((e) => e.name).filter((n) => n.startsWith("category."))
+        expect(names).toEqual(["category.created", "category.created", "category.deleted"])
+      }))
+
+    it.effect("refuses a brand name taken in any case, and clears a deleted brand from its products", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const brands = yield* Brands
+          const products = yield* Products
+          const { family } = yield* schemaFixture
+          const acme = yield* brands.create({ name: "Acme" })
+          const clash = yield* failureOf(brands.create({ name: "ACME", slug: "other" }))
+          const p = yield* products.create({ familyId: family.id, name: "Branded", brandId: acme.id })
+          yield* brands.delete(acme.id)
+          return { clash, after: yield* products.get(p.id, {}), p }
+        }))
+        expect(result.clash).toContain("brand name ACME is taken")
+        expect(result.after.brandId).toBeNull()
+        expect(result.after.updatedAt >= result.p.updatedAt).toBe(true)
+      }))
+
+    it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const families = yield* Families
+          const attributes = yield* Attributes
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const codes = ["description", "intro", "footer", "banner"]
+          for (const entityKind of ["category", "brand"] as const) {
+            const family = (yield* families.provisioned(entityKind)).family
+            for (const code of codes.slice(1)) {
+              const made = yield* attributes.create({ code, label: { en: code }, type: "text", entityKind })
+              yield* families.attach(family.id, { attributeId: made.id })
+            }
+          }
+          const kept = []
+          for (let round = 0; round < 3; round++) {
+            const category = yield* categories.create({ name: `Lights ${round}` })
+            const brand = yield* brands.create({ name: `Lumen ${round}` })
+            yield* Effect.all(codes.flatMap((code) => [
+              categories.update(category.id, { attributes: { [code]: val(code) } }),
+              brands.update(brand.id, { attributes: { [code]: val(code) } })
+            ]), { concurrency: "unbounded" })
+            kept.push(Object.keys((yield* categories.get(category.id)).attributes), Object.keys((yield* brands.get(brand.id)).attributes))
+          }
+          return { kept, codes }
+        }))
+        for (const keys of result.kept) expect([...keys].sort()).toEqual([...result.codes].sort())
+      }))
+
+    it.effect("answers writes racing a brand's or category's deletion as if they came before it or after it", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const sql = yield* SqlClient.SqlClient
+          const uow = yield* UnitOfWork
+          const { organizationId } = yield* CurrentTenant
+          const outcomes: Array<string> = []
+          const leftovers: Array<unknown> = []
+          // Products are filed in a category that stays too: the links there copy the brand.
+          const stays = yield* categories.create({ name: "Garage" })
+          for (let round = 0; round < 8; round++) {
+            const brand = yield* brands.create({ name: `Racer ${round}` })
+            const category = yield* categories.create({ name: `Track ${round}` })
+            const creates = Array.from({ length: 6 }, (_, i) =>
+              products.create({ familyId: family.id, name: `Kart ${round} ${i}`, brandId: brand.id, categoryIds: [stays.id, category.id] }))
+            const exits = yield* Effect.all([...creates.map(Effect.exit), Effect.exit(brands.delete(brand.id)), Effect.exit(categories.delete(category.id))], {
+              concurrency: "unbounded"
+            })
+            for (const exit of exits) {
+              outcomes.push(outcomeOf(exit))
+            }
+            leftovers.push(...yield* uow.tenant(organizationId, sql`
+              select 'product' as kind, id from products where brand_id = ${brand.id}
+              union all select 'link', product_id from product_categories where brand_id = ${brand.id} or category_id = ${category.id}`))
+          }
+          return { outcomes, leftovers }
+        }))
+        for (const outcome of result.outcomes) expect(["ok", "ValidationFailed"]).toContain(outcome)
+        expect(result.leftovers).toEqual([])
+      }))
+
+    it.effect("cascades an organization's deletion through its products, categories and brands", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const counts = yield* Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const category = yield* (yield* Categories).create({ name: "C" })
+          const brand = yield* (yield* Brands).create({ name: "B" })
+          yield* (yield* Products).create({ familyId: family.id, name: "P", categoryIds: [category.id], brandId: brand.id, tags: ["t"] })
+          return yield* (yield* Organizations).delete(organization.id, organization.slug)
+        }).pipe(Effect.provideService(CurrentTenant, tenant))
+        expect(counts.deletedCounts).toMatchObject({ products: 1, categories: 1, brands: 1, product_tags: 1, product_categories: 1 })
+      }))
+  })

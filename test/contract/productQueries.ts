@@ -1,0 +1,267 @@
+import { SqlClient } from "@effect/sql"
+import { assert, expect, layer } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { Brands } from "../../core/catalog/Brands.js"
+import { Categories } from "../../core/catalog/Categories.js"
+import { Products } from "../../core/products/Products.js"
+import { Attributes } from "../../core/schema/Attributes.js"
+import { catalogOver } from "../support/Catalog.js"
+import { failureOf, inTenant, named, schemaFixture, searched, val } from "../support/CatalogFixtures.js"
+
+/** Product lists: attribute sort and filter, filtered pages and relevance search, against one storage adapter. */
+export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("sorts and filters by money amount_cents at the default scope, products without the value last", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const mk = (name: string, cents: number | null) =>
+            products.create({ familyId: family.id, name, attributes: cents === null ? {} : { price: val({ amount_cents: cents, currency: "EUR" }) } })
+          const p500 = yield* mk("a", 500)
+          const none = yield* mk("b", null)
+          const p1500 = yield* mk("c", 1500)
+          const p1000 = yield* mk("d", 1000)
+          const ids = (q: Parameters<typeof products.list>[0]) => Effect.map(products.list({ familyId: family.id, ...q }), (l) => l.data.map((p) => p.id))
+          return {
+            expected: { p500: p500.id, none: none.id, p1000: p1000.id, p1500: p1500.id },
+            asc: yield* ids({ sortBy: "attribute", sortAttribute: "price" }),
+            desc: yield* ids({ sortBy: "attribute", sortAttribute: "price", sortDir: "desc" }),
+            secondPage: yield* ids({ sortBy: "attribute", sortAttribute: "price", limit: 2, offset: 2 }),
+            bounded: yield* ids({ filterAttribute: "price", filterMin: 600, filterMax: 1500, sortBy: "attribute", sortAttribute: "price" }),
+            measurement: yield* failureOf(products.list({ sortBy: "attribute", sortAttribute: "size" })),
+            unknown: yield* failureOf(products.list({ filterAttribute: "nosuch", filterMin: 1 })),
+            relevanceWithoutQ: yield* failureOf(products.list({ sortBy: "relevance" }))
+          }
+        }))
+        const { p500, none, p1000, p1500 } = result.expected
+        expect(result.asc).toEqual([p500, p1000, p1500, none])
+        expect(result.desc).toEqual([p1500, p1000, p500, none])
+        expect(result.secondPage).toEqual([p1500, none])
+        expect(result.bounded).toEqual([p1000, p1500])
+        expect(result.measurement).toContain("unsupported_attribute_type")
+        expect(result.unknown).toContain("unknown_attribute")
+        expect(result.relevanceWithoutQ).toContain("ValidationFailed")
+      }))
+
+    it.effect("answers the same pages whether a tag, category or range filter matches a few products or thousands", () =>
+      Effect.gen(function*() {
+        const count = 2600
+        const tagged = (i: number) => i % 13 !== 0
+        const shelved = (i: number) => i % 7 !== 0
+        const priced = (i: number) => i % 11 !== 0
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const root = yield* categories.create({ name: "Everything" })
+          const shelf = yield* categories.create({ name: "Shelf", parentId: root.id })
+          const other = yield* categories.create({ name: "Other" })
+          for (let from = 0; from < count; from += 500) {
+            const items = Array.from({ length: Math.min(500, count - from) }, (_, k) => {
+              const i = from + k
+              return {
+                op: "create",
+                familyId: family.id,
+                name: `Product ${i}`,
+                slug: `p-${String(i).padStart(4, "0")}`,
+                tags: [...(tagged(i) ? ["common"] : []), ...(i % 500 === 1 ? ["rare"] : [])],
+                categoryIds: [shelved(i) ? shelf.id : other.id],
+                attributes: priced(i) ? { price: val({ amount_cents: i, currency: "EUR" }) } : {}
+              }
+            })
+            const created = yield* products.bulk(items)
+            assert(created.every((r) => r.ok), "every product is created")
+          }
+          const slugs = (q: Parameters<typeof products.list>[0]) =>
+            Effect.map(products.list({ sortBy: "slug", ...q }), (l) => ({ slugs: l.data.map((p) => p.slug), total: l.total }))
+          const dense = { tag: ["common"], categoryId: root.id, includeDescendants: true, filterAttribute: "price", filterMin: 0 }
+          return {
+            dense: yield* slugs({ ...dense, limit: 5, offset: 10, withTotal: true }),
+            denseDesc: yield* slugs({ ...dense, sortDir: "desc", limit: 3 }),
+            rare: yield* slugs({ tag: ["common", "rare"], categoryId: shelf.id }),
+            narrowRange: yield* slugs({ tag: ["common"], filterAttribute: "price", filterMin: 1000, filterMax: 1010 }),
+            none: yield* slugs({ tag: ["common", "missing"], categoryId: root.id, includeDescendants: true, withTotal: true })
+          }
+        }))
+        const slug = (i: number) => `p-${String(i).padStart(4, "0")}`
+        const all = Array.from({ length: count }, (_, i) => i)
+        const matching = all.filter((i) => tagged(i) && shelved(i) && priced(i))
+        expect(result.dense).toEqual({ slugs: matching.slice(10, 15).map(slug), total: matching.length })
+        expect(result.denseDesc.slugs).toEqual(matching.slice(-3).reverse().map(slug))
+        expect(result.rare.slugs).toEqual(all.filter((i) => i % 500 === 1 && tagged(i) && shelved(i)).map(slug))
+        expect(result.narrowRange.slugs).toEqual(all.filter((i) => i >= 1000 && i <= 1010 && tagged(i) && priced(i)).map(slug))
+        expect(result.none).toEqual({ slugs: [], total: 0 })
+      }))
+
+    it.effect("keeps tags, category links and sort numbers in step with updates that change some of them", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const [a, b, c] = [yield* categories.create({ name: "A" }), yield* categories.create({ name: "B" }), yield* categories.create({ name: "C" })]
+          const acme = yield* brands.create({ name: "Acme" })
+          const other = yield* brands.create({ name: "Other" })
+          const price = (cents: number) => ({ price: val({ amount_cents: cents, currency: "EUR" }) })
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "p",
+            tags: ["keep", "drop"],
+            categoryIds: [a.id, b.id],
+            brandId: acme.id,
+            attributes: price(500)
+          })
+          const q = yield* products.create({ familyId: family.id, name: "q", attributes: price(700) })
+          const ids = (query: Parameters<typeof products.list>[0]) =>
+            Effect.map(products.list({ familyId: family.id, ...query }), (l) => l.data.map((x) => x.id))
+          const state = Effect.gen(function*() {
+            return {
+              keep: yield* ids({ tag: ["keep"] }),
+              drop: yield* ids({ tag: ["drop"] }),
+              added: yield* ids({ tag: ["added"] }),
+              inA: yield* ids({ categoryId: a.id }),
+              inB: yield* ids({ categoryId: b.id }),
+              inC: yield* ids({ categoryId: c.id }),
+              filed: (yield* products.list({ ids: [p.id] })).data[0]?.categoryIds,
+              byPrice: yield* ids({ sortBy: "attribute", sortAttribute: "price" }),
+              above600: yield* ids({ filterAttribute: "price", filterMin: 600 }),
+              otherInC: (yield* products.facets({ categoryId: c.id, brandId: other.id })).total,
+              otherInA: (yield* products.facets({ categoryId: a.id, brandId: other.id })).total
+            }
+          })
+          yield* products.update(p.id, { name: "p2" })
+          const renamed = yield* state
+          yield* products.update(p.id, { tags: ["keep", "added"], categoryIds: [c.id, b.id, a.id], brandId: other.id, attributes: price(900) })
+          const changed = yield* state
+          // Only the brand: the links stay, their copy of it must follow.
+          yield* products.update(p.id, { brandId: acme.id })
+          const filedUnder = (brandId: string) =>
+            Effect.map(products.facets({ familyId: family.id, brandId }), (f) => f.categories.map((x) => [x.id, x.count]))
+          const rebranded = { acme: yield* filedUnder(acme.id), other: yield* filedUnder(other.id) }
+          yield* products.update(p.id, { tags: [], categoryIds: [], attributes: { price: val(null) } })
+          const cleared = yield* state
+          return { ids: { p: p.id, q: q.id, a: a.id, b: b.id, c: c.id }, renamed, changed, rebranded, cleared }
+        }))
+        const { a, b, c, p, q } = result.ids
+        expect(result.renamed).toEqual({
+          keep: [p], drop: [p], added: [], inA: [p], inB: [p], inC: [], filed: [a, b], byPrice: [p, q], above600: [q], otherInC: 0, otherInA: 0
+        })
+        expect(result.changed).toEqual({
+          keep: [p], drop: [], added: [p], inA: [p], inB: [p], inC: [p], filed: [c, b, a], byPrice: [q, p], above600: [p, q], otherInC: 1, otherInA: 1
+        })
+        expect(result.rebranded.acme).toEqual(expect.arrayContaining([[a, 1], [b, 1], [c, 1]]))
+        expect(result.rebranded.acme).toHaveLength(3)
+        expect(result.rebranded.other).toEqual([])
+        expect(result.cleared).toEqual({
+          keep: [], drop: [], added: [], inA: [], inB: [], inC: [], filed: [], byPrice: [q, p], above600: [q], otherInC: 0, otherInA: 0
+        })
+      }))
+
+    it.effect("finds near misses of words up to 32 characters, and longer words only as written", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const long = `${"abcdefghij".repeat(4)}`
+          yield* named(family.id, `Part ${long}`)
+          yield* named(family.id, "Part antidisestablishmentarianism")
+          return {
+            exact: yield* searched(long),
+            mistyped: yield* searched(`${long.slice(0, 20)}x${long.slice(21)}`),
+            mistyped28: yield* searched("antidisestablishmentarainism")
+          }
+        }))
+        expect(result.exact.total).toBe(1)
+        expect(result.mistyped.total).toBe(0)
+        expect(result.mistyped28.total).toBe(1)
+      }))
+
+    it.effect("searches name, slug and attribute text, finding prefixes and typos, kept in step with updates", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const jacket = yield* products.create({ familyId: family.id, name: "Waterproof jacket" })
+          const fibre = yield* products.create({ familyId: family.id, name: "Plain", attributes: { blurb: val("Made from merino fibre") } })
+          yield* products.create({ familyId: family.id, name: "Garden hose" })
+          const ids = (q: string) => Effect.map(products.list({ q }), (l) => l.data.map((p) => p.id))
+          const found = { exact: yield* ids("jacket"), prefix: yield* ids("waterpr"), typo: yield* ids("jackte"), attribute: yield* ids("merino") }
+          yield* products.update(fibre.id, { attributes: { blurb: val("Made from cotton") } })
+          return { jacket: jacket.id, fibre: fibre.id, found, afterUpdate: yield* ids("merino") }
+        }))
+        expect(result.found.exact).toEqual([result.jacket])
+        expect(result.found.prefix).toEqual([result.jacket])
+        expect(result.found.typo).toEqual([result.jacket])
+        expect(result.found.attribute).toEqual([result.fibre])
+        expect(result.afterUpdate).toEqual([])
+      }))
+
+    it.effect("ranks exact matches before near misses, pages across both and counts them all", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const mk = (name: string) => named(family.id, name)
+          const swapped = yield* mk("Kettel classic")
+          const kettles = [yield* mk("Steel kettle"), yield* mk("Kettle large")]
+          const ketel = yield* mk("Ketel with one letter missing")
+          yield* mk("Kestrel lamp")
+          yield* mk("Jacket")
+          const wireless = yield* mk("Wireless speaker")
+          const page = (q: string, limit: number, offset: number) => searched(q, { limit, offset })
+          return {
+            expected: { swapped, kettles, ketel, wireless },
+            all: yield* page("kettel", 10, 0),
+            first: yield* page("kettel", 2, 0),
+            rest: yield* page("kettel", 2, 2),
+            prefix: yield* page("wireles", 10, 0),
+            typoPrefix: yield* page("wirelss", 10, 0),
+            short: yield* page("lamb", 10, 0),
+            none: yield* page("zzzzzz", 10, 0)
+          }
+        }))
+        const { swapped, kettles, ketel, wireless } = result.expected
+        expect(result.all.ids[0]).toBe(swapped)
+        expect(new Set(result.all.ids.slice(1))).toEqual(new Set([...kettles, ketel]))
+        expect(result.all.total).toBe(4)
+        expect([...result.first.ids, ...result.rest.ids]).toEqual(result.all.ids)
+        expect(result.first.total).toBe(4)
+        expect(result.prefix).toEqual({ ids: [wireless], total: 1 })
+        expect(result.typoPrefix).toEqual({ ids: [wireless], total: 1 })
+        expect(result.short).toEqual({ ids: [], total: 0 })
+        expect(result.none).toEqual({ ids: [], total: 0 })
+      }))
+
+    it.effect("matches every word of a query, shorter words exactly", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const mk = (name: string) => named(family.id, name)
+          const both = yield* mk("Waterproof jacket XL")
+          const typo = yield* mk("Waterproff jacket")
+          yield* mk("Waterproof boots")
+          yield* mk("Rain jacket XL")
+          return { both, typo, two: yield* searched("waterproof jacket"), withShort: yield* searched("jacket xl waterproof") }
+        }))
+        expect(result.two).toEqual({ ids: [result.both, result.typo], total: 2 })
+        expect(result.withShort).toEqual({ ids: [result.both], total: 1 })
+      }))
+
+    it.effect("stops finding a product by the text of an attribute once the attribute is deleted", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, blurb } = yield* schemaFixture
+          const products = yield* Products
+          const attributes = yield* Attributes
+          const p = yield* products.create({ familyId: family.id, name: "Quiet kettle", attributes: { blurb: val("zanzibarite glaze") } })
+          const before = yield* searched("zanzibarite")
+          yield* attributes.delete(blurb.id)
+          return { p, before, after: yield* searched("zanzibarite"), near: yield* searched("zanzibarit"), byName: yield* searched("kettle") }
+        }))
+        expect(result.before.ids).toEqual([result.p.id])
+        expect(result.after).toEqual({ ids: [], total: 0 })
+        expect(result.near.ids).toEqual([])
+        expect(result.byName.ids).toEqual([result.p.id])
+      }))
+  })

@@ -1,0 +1,268 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Clock, Deferred, Effect, Fiber, type Layer, Option } from "effect"
+import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { Brands } from "../../core/catalog/Brands.js"
+import { Categories } from "../../core/catalog/Categories.js"
+import { Products } from "../../core/products/Products.js"
+import { Attributes } from "../../core/schema/Attributes.js"
+import { Families } from "../../core/schema/Families.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { catalogOver } from "../support/Catalog.js"
+import { eventsOf, failureOf, inTenant, named, schemaFixture, val } from "../support/CatalogFixtures.js"
+
+/** Products: writes, merges, activation, resolution and bulk, against one storage adapter. */
+export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
+  layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("creates a product with canonical tags and a slug from its name, and records product.created with it", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const created = yield* products.create({ familyId: family.id, name: "Café Crème Runner", tags: ["Summer Sale", "summer-sale", "!!!"] })
+          const twin = yield* products.create({ familyId: family.id, name: "Café Crème Runner" })
+          const clash = yield* failureOf(products.create({ familyId: family.id, name: "Other", slug: created.slug }))
+          return { created, twin, clash }
+        }))
+        expect(result.created.slug).toBe("cafe-creme-runner")
+        expect(result.created.tags).toEqual(["summer-sale"])
+        expect(result.created.status).toBe("draft")
+        expect(result.twin.slug).not.toBe(result.created.slug)
+        expect(result.clash).toContain("Conflict")
+        const events = yield* eventsOf(organizationId)
+        expect(events.filter((e) => e.name === "product.created").map((e) => e.entityId)).toEqual([result.created.id, result.twin.id])
+      }))
+
+    it.effect("gives concurrent writes of one name distinct generated slugs, never a conflict", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const times = <A, Err, R>(n: number, f: () => Effect.Effect<A, Err, R>) =>
+            Effect.all(Array.from({ length: n }, f), { concurrency: "unbounded" })
+          const created = yield* times(8, () => products.create({ familyId: family.id, name: "Same Generated Name" }))
+          const bulked = yield* times(4, () => products.bulk([{ op: "create", familyId: family.id, name: "Bulk Same" }]))
+          const cats = yield* times(6, () => categories.create({ name: "Same Cat" }))
+          // Brand names are unique, so six names that all make the slug `acme`.
+          const brandsMade = yield* Effect.all(["Acme!", "Acme?", "Acme#", "Acme.", "Acme,", "Acme;"].map((name) => brands.create({ name })), {
+            concurrency: "unbounded"
+          })
+          return { created, bulked, cats, brandsMade }
+        }))
+        const distinct = (slugs: ReadonlyArray<string>) => new Set(slugs).size
+        expect(distinct(result.created.map((p) => p.slug))).toBe(8)
+        expect(result.bulked.flat().map((r) => r.ok)).toEqual([true, true, true, true])
+        expect(distinct(result.cats.map((c) => c.slug))).toBe(6)
+        expect(distinct(result.brandsMade.map((b) => b.slug))).toBe(6)
+        expect(result.created.map((p) => p.slug)).toContain("same-generated-name")
+      }))
+
+    it.effect("merges a patch per code and scope, removes entries sent with value null, and lists what changed", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "Boot",
+            attributes: { blurb: val("warm"), price: val({ amount_cents: 1000, currency: "EUR" }) }
+          })
+          const patched = yield* products.update(p.id, { name: "Winter boot", attributes: { blurb: val(null), weight: val(2) } })
+          const unchanged = yield* products.update(p.id, { name: "Winter boot" })
+          // Sent again with its keys in another order: the same value (Postgres keeps jsonb keys in an order of its own).
+          yield* products.update(p.id, { attributes: { price: val({ currency: "EUR", amount_cents: 1000 }), weight: val(2) } })
+          return { p, patched, unchanged }
+        }))
+        expect(result.patched.attributes).toEqual({ price: val({ amount_cents: 1000, currency: "EUR" }), weight: val(2) })
+        expect(result.unchanged.updatedAt).toBe(result.patched.updatedAt)
+        const updates = (yield* eventsOf(organizationId)).filter((e) => e.name === "product.updated")
+        expect(updates).toHaveLength(1)
+        expect(updates[0]?.payload).toEqual({ changed_fields: ["name", "attributes.blurb", "attributes.weight"] })
+      }))
+
+    it.effect("keeps every one of concurrent patches of one product, each merged into what the others wrote", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const patches = [
+            { blurb: val("warm") },
+            { weight: val(2) },
+            { price: val({ amount_cents: 1000, currency: "EUR" }) },
+            { size: val({ amount: 42, unit: "eu" }) }
+          ]
+          const rounds = []
+          for (let round = 0; round < 3; round++) {
+            const p = yield* products.create({ familyId: family.id, name: `Boot ${round}` })
+            yield* Effect.all(patches.map((attributes) => products.update(p.id, { attributes })), { concurrency: "unbounded" })
+            rounds.push(yield* products.get(p.id, {}))
+          }
+          return rounds
+        }))
+        for (const p of result) expect(Object.keys(p.attributes).sort()).toEqual(["blurb", "price", "size", "weight"])
+        const changed = (yield* eventsOf(organizationId)).filter((e) => e.name === "product.updated").map((e) => e.payload)
+        expect(changed).toHaveLength(12)
+        for (const payload of changed) expect((payload as { changed_fields: Array<string> }).changed_fields).toHaveLength(1)
+      }))
+
+    it.effect("runs concurrent bulk batches over the same products in opposite orders, keeping every change", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const ids = yield* Effect.all(Array.from({ length: 20 }, (_, i) => named(family.id, `Lamp ${i}`)))
+          const batch = (order: ReadonlyArray<string>, attributes: Record<string, ReturnType<typeof val>>) =>
+            products.bulk(order.map((id) => ({ op: "update" as const, id, attributes })))
+          const results = yield* Effect.all([
+            batch(ids, { blurb: val("bright") }),
+            batch([...ids].reverse(), { weight: val(3) }),
+            batch(ids, { price: val({ amount_cents: 500, currency: "EUR" }) })
+          ], { concurrency: "unbounded" })
+          const after = yield* Effect.all(ids.map((id) => products.get(id, {})))
+          return { results, after }
+        }))
+        for (const r of result.results) expect(r.map((item) => item.ok)).toEqual(Array.from({ length: 20 }, () => true))
+        for (const p of result.after) expect(Object.keys(p.attributes).sort()).toEqual(["blurb", "price", "weight"])
+      }))
+
+    it.effect("refuses activation while a required attribute is unfilled, naming it, and allows it once filled", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const refusedAtBirth = yield* failureOf(products.create({ familyId: family.id, name: "X", status: "active" }))
+          const p = yield* products.create({ familyId: family.id, name: "Y" })
+          const refused = yield* failureOf(products.update(p.id, { status: "active" }))
+          const still = yield* products.get(p.id, {})
+          const active = yield* products.update(p.id, { status: "active", attributes: { weight: val(3) } })
+          return { refusedAtBirth, refused, still, active }
+        }))
+        expect(result.refusedAtBirth).toContain("required_attribute_missing")
+        expect(result.refused).toContain("\"weight\"")
+        expect(result.still.status).toBe("draft")
+        expect(result.active.status).toBe("active")
+      }))
+
+    it.effect("resolves values for a locale and channel, falling back to the null entries", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const title = yield* attributes.create({ code: "title", label: { en: "Title" }, type: "text", isLocalizable: true })
+          const blurb = yield* attributes.create({ code: "blurb", label: { en: "Blurb" }, type: "text" })
+          const family = yield* families.create({ code: "books", label: { en: "Books" } })
+          yield* families.attach(family.id, { attributeId: title.id })
+          yield* families.attach(family.id, { attributeId: blurb.id })
+          const products = yield* Products
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "Book",
+            attributes: {
+              title: [{ locale: "de", channel: null, value: "Buch" }, { locale: null, channel: null, value: "Livre" }],
+              blurb: val("plain")
+            }
+          })
+          return {
+            de: yield* products.get(p.id, { locale: "de" }),
+            fr: yield* products.get(p.id, { locale: "fr" }),
+            raw: yield* products.get(p.id, {})
+          }
+        }))
+        expect(result.de.resolvedAttributes).toEqual({ title: "Buch", blurb: "plain" })
+        expect(result.fr.resolvedAttributes).toEqual({ title: "Livre", blurb: "plain" })
+        expect(result.raw.resolvedAttributes).toBeUndefined()
+      }))
+
+    it.effect("runs a bulk batch where each item stands alone, with one event per item that succeeded", () =>
+      Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const existing = yield* products.create({ familyId: family.id, name: "Existing", slug: "taken" })
+          const results = yield* products.bulk([
+            { op: "create", familyId: family.id, name: "Same name" },
+            { op: "create", familyId: family.id, name: "Same name" },
+            { op: "create", familyId: family.id },
+            { op: "create", familyId: family.id, name: "Clash", slug: "taken" },
+            { op: "update", id: existing.id, name: "Renamed" },
+            { op: "delete", id: existing.id },
+            { op: "update", id: existing.id, name: "Gone" },
+            { op: "explode" }
+          ])
+          return { results, listed: yield* products.list({ familyId: family.id }) }
+        }))
+        expect(result.results.map((r) => r.ok)).toEqual([true, true, false, false, true, true, false, false])
+        expect(result.results.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+        const errors = result.results.flatMap((r) => (r.ok ? [] : [r.error._tag]))
+        expect(errors).toEqual(["ValidationFailed", "Conflict", "NotFound", "ValidationFailed"])
+        const slugs = result.listed.data.map((p) => p.slug)
+        expect(new Set(slugs).size).toBe(2)
+        const names = (yield* eventsOf(organizationId)).map((e) => e.name).filter((n) => n.startsWith("product."))
+        expect(names).toEqual(["product.created", "product.created", "product.created", "product.updated", "product.deleted"])
+      }))
+
+    it.effect("deletes an attribute's stored values from products, and the family in use answers Conflict", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, price } = yield* schemaFixture
+          const products = yield* Products
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const p = yield* products.create({ familyId: family.id, name: "Priced", attributes: { price: val({ amount_cents: 1, currency: "EUR" }) } })
+          const usage = yield* attributes.usage(price.id)
+          yield* attributes.delete(price.id)
+          const familyDelete = yield* failureOf(families.delete(family.id))
+          return { usage, after: yield* products.get(p.id, {}), familyDelete }
+        }))
+        expect(result.usage.products).toBe(1)
+        expect(result.after.attributes).toEqual({})
+        expect(result.familyDelete).toContain("Conflict")
+      }))
+
+    /**
+     * A product write that has checked and stored its `blurb` (text: nothing else references
+     * the attribute) holds its transaction open while `change` runs beside it. Answers whether
+     * `change` finished before the write committed, and the product once both are done.
+     */
+    const againstHeldWrite = (change: (blurb: { readonly id: string }) => Effect.Effect<unknown, unknown, Attributes | CurrentTenant>) =>
+      inTenant(Effect.gen(function*() {
+        const { family, blurb } = yield* schemaFixture
+        const products = yield* Products
+        const uow = yield* UnitOfWork
+        const { organizationId } = yield* CurrentTenant
+        const stored = yield* Deferred.make<string>()
+        const commit = yield* Deferred.make<void>()
+        const writing = yield* Effect.fork(uow.tenant(organizationId, Effect.gen(function*() {
+          const p = yield* products.create({ familyId: family.id, name: "Late", attributes: { blurb: val("written late") } })
+          yield* Deferred.succeed(stored, p.id)
+          yield* Deferred.await(commit)
+        })))
+        const id = yield* Deferred.await(stored)
+        const changing = yield* Effect.fork(change(blurb))
+        // Ample time for the change to finish, were it not held back by the write (real time:
+        // the test clock would never move on its own).
+        yield* Effect.sleep("300 millis").pipe(Effect.withClock(Clock.make()))
+        const finishedFirst = Option.isSome(yield* Fiber.poll(changing))
+        yield* Deferred.succeed(commit, undefined)
+        yield* Fiber.join(writing)
+        yield* Fiber.join(changing)
+        return { finishedFirst, after: yield* products.get(id, {}) }
+      }))
+
+    it.effect("takes along the value of a write that checked the attribute before its deletion and commits after it", () =>
+      Effect.gen(function*() {
+        const { result } = yield* againstHeldWrite((blurb) => Effect.flatMap(Attributes, (a) => a.delete(blurb.id)))
+        expect(result.finishedFirst).toBe(false)
+        expect(result.after.attributes).toEqual({})
+      }))
+
+    it.effect("moves to the new code the value of a write that checked the old code before a rename and commits after it", () =>
+      Effect.gen(function*() {
+        const { result } = yield* againstHeldWrite((blurb) => Effect.flatMap(Attributes, (a) => a.update(blurb.id, { code: "story" })))
+        expect(result.finishedFirst).toBe(false)
+        expect(result.after.attributes).toEqual({ story: val("written late") })
+      }))
+  })
