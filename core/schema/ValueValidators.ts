@@ -112,15 +112,19 @@ const DECIMAL = /^-?\d+(\.\d+)?$/
 const plainDecimal = (n: number): string => {
   const s = String(n)
   if (!/e/i.test(s)) return s
-  if (Number.isInteger(n)) return BigInt(n).toString()
-  // The shortest digits that round-trip, with the decimal point moved by hand.
+  // The shortest digits that round-trip, with the decimal point moved by hand: 1e21 is
+  // "1" and 21 zeros, not the binary double's exact value.
   const [mantissa = "", exponent = "0"] = s.split(/e/i)
   const negative = mantissa.startsWith("-")
   const unsigned = negative ? mantissa.slice(1) : mantissa
   const point = unsigned.indexOf(".")
   const digits = unsigned.replace(".", "")
   const at = (point === -1 ? unsigned.length : point) + Number(exponent)
-  const plain = at <= 0 ? `0.${"0".repeat(-at)}${digits}` : `${digits.slice(0, at)}.${digits.slice(at)}`
+  const plain = at <= 0
+    ? `0.${"0".repeat(-at)}${digits}`
+    : at >= digits.length
+    ? digits + "0".repeat(at - digits.length)
+    : `${digits.slice(0, at)}.${digits.slice(at)}`
   return (negative ? "-" : "") + plain.replace(/\.$/, "")
 }
 

@@ -75,6 +75,10 @@ describe("value validators", () => {
   it("normalizes a decimal sent as a JSON number to a plain decimal string", () => {
     expect(ok(spec("decimal"), 12.5)).toBe("12.5")
     expect(ok(spec("decimal"), 1e21)).toBe("1000000000000000000000")
+    // The digits as written, not the binary double's exact value (1e23 is 99999999999999991611392).
+    expect(ok(spec("decimal"), 1e23)).toBe(`1${"0".repeat(23)}`)
+    expect(ok(spec("decimal"), -1.2345e25)).toBe(`-12345${"0".repeat(21)}`)
+    expect(ok(spec("decimal"), 1e308)).toBe(`1${"0".repeat(308)}`)
     expect(ok(spec("decimal"), 1e-7)).toBe("0.0000001")
     expect(ok(spec("decimal"), -1.25e-10)).toBe("-0.000000000125")
     expect(ok(spec("decimal"), "12.50")).toBe("12.50")
