@@ -163,16 +163,24 @@ const datetime: ValueValidator = (value, rules, path) => {
 const select: ValueValidator = (value, rules, path) =>
   typeof value === "string" ? collect(value, optionIssues(value, rules, path)) : fail(path, "must be a string", "invalid_type")
 
-/** An array of strings, each checked by `item`. */
-const stringArray = (item: (s: string, rules: Rules, path: Path) => ReadonlyArray<Issue>): ValueValidator => (value, rules, path) => {
+/** An array of strings, each checked by `item` (given the whole array too). */
+const stringArray = (
+  item: (s: string, rules: Rules, path: Path, index: number, items: ReadonlyArray<unknown>) => ReadonlyArray<Issue>
+): ValueValidator =>
+(value, rules, path) => {
   if (!Array.isArray(value)) return fail(path, "must be an array of strings", "invalid_type")
   const issues = value.flatMap((v: unknown, i) =>
-    typeof v === "string" ? item(v, rules, [...path, i]) : [{ path: [...path, i], message: "must be a string", code: "invalid_type" }]
+    typeof v === "string" ? item(v, rules, [...path, i], i, value) : [{ path: [...path, i], message: "must be a string", code: "invalid_type" }]
   )
   return collect(value, issues)
 }
 
-const multiselect = stringArray(optionIssues)
+// A multiselect value is a set of options: naming one twice is a mistake, not a weight.
+const multiselect = stringArray((s, rules, path, index, items) =>
+  items.indexOf(s) < index
+    ? [{ path, message: `option ${s} is already selected`, code: "duplicate_entry" }]
+    : optionIssues(s, rules, path)
+)
 
 const tags = stringArray((s, rules, path) =>
   s.length === 0 ? [{ path, message: "must not be empty", code: "too_small" }] : stringIssues(s, rules, path)

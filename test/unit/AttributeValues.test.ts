@@ -41,7 +41,7 @@ const CASES: Record<AttributeType, { valid: ReadonlyArray<unknown>; invalid: Rea
   date: { valid: ["2024-02-29", "1999-12-31"], invalid: ["2023-02-29", "2024-13-01", "2024-1-1", "2024-01-01T00:00:00Z", 20240101] },
   datetime: { valid: ["2024-01-01T10:00:00Z", "2024-01-01T10:00:00.123+02:00", "2024-01-01T10:00Z"], invalid: ["2024-01-01", "2024-01-01T10:00:00", "yesterday", 0] },
   select: { valid: ["red"], invalid: [["red"], 1] },
-  multiselect: { valid: [[], ["red", "blue"]], invalid: ["red", [1], [null]] },
+  multiselect: { valid: [[], ["red", "blue"]], invalid: ["red", [1], [null], ["red", "blue", "red"]] },
   reference: { valid: ["0190a5b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b"], invalid: ["not-a-uuid", 12, ""] },
   media: { valid: ["0190A5B4-1C2D-7E3F-8A9B-0C1D2E3F4A5B"], invalid: ["abc", {}] },
   measurement: {
@@ -111,6 +111,7 @@ describe("value validators", () => {
     expect(issuesOf(spec("select", { options: ["red", "blue"] }), "green")[0]?.code).toBe("invalid_option")
     ok(spec("select", { options: [{ code: "red" }, { value: "blue" }] }), "blue")
     expect(issuesOf(spec("multiselect", { options: ["red"] }), ["red", "green"])[0]?.path).toEqual(["v", 1])
+    expect(issuesOf(spec("multiselect"), ["red", "blue", "red"])).toEqual([{ path: ["v", 2], message: "option red is already selected", code: "duplicate_entry" }])
     expect(issuesOf(spec("measurement", { units: ["kg", "g"] }), { amount: 1, unit: "lb" })[0]?.path).toEqual(["v", "unit"])
     expect(issuesOf(spec("money", { currencies: ["EUR"] }), { amount_cents: 1, currency: "USD" })[0]?.path).toEqual(["v", "currency"])
   })
@@ -136,7 +137,7 @@ const VALID: Record<AttributeType, fc.Arbitrary<unknown>> = {
   date: fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
   datetime: fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString()),
   select: fc.string(),
-  multiselect: fc.array(fc.string()),
+  multiselect: fc.uniqueArray(fc.string()),
   reference: uuidArb,
   media: uuidArb,
   measurement: fc.record({ amount: fc.double({ noNaN: true, noDefaultInfinity: true }), unit: fc.string({ minLength: 1 }) }),
