@@ -7,12 +7,16 @@ export const strict = { parseOptions: { onExcessProperty: "error", errors: "all"
 /** A UUID, lower-cased on the way in: ids are stored lower-case, and `ABC…` names the same record as `abc…`. */
 export const Uuid = Schema.compose(Schema.Lowercase, Schema.UUID.annotations({ message: () => "must be a UUID" }))
 
+/** A slug: what URLs and imports name a record by, so it has the length of an identifier. */
 export const Slug = Schema.String.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(255, { message: () => "must be at most 255 characters" }),
   Schema.pattern(/^[a-z0-9-]+$/, { message: () => "must match ^[a-z0-9-]+$" })
 )
 
+/** A code: a key of stored values and of every query that names them. */
 export const Code = Schema.String.pipe(
+  Schema.maxLength(100, { message: () => "must be at most 100 characters" }),
   Schema.pattern(/^[a-z][a-z0-9_]*$/, { message: () => "must match ^[a-z][a-z0-9_]*$" })
 )
 

@@ -67,6 +67,24 @@ describe("the error envelope at the edges", () => {
     }
   })
 
+  it("takes slugs of up to 255 characters and codes of up to 100, and refuses longer ones with 422 naming the field", async () => {
+    const t = await host.tenant()
+    const writes = (slug: string, code: string) => [
+      ["/v1/brands", { name: `Brand ${slug.length}`, slug }, "slug"],
+      ["/v1/categories", { name: "Category", slug }, "slug"],
+      ["/v1/attribute-families", { code, label: { en: "Family" } }, "code"],
+      ["/v1/attributes", { code, label: { en: "Attribute" }, type: "text" }, "code"],
+      ["/v1/attribute-groups", { code, label: { en: "Group" } }, "code"]
+    ] as const
+    for (const [path, body, field] of writes(`s${"x".repeat(255)}`, `c${"x".repeat(100)}`)) {
+      const r = await t.req("POST", path, { body })
+      expect([path, r.status, r.json.error?.details.issues[0].path]).toEqual([path, 422, [field]])
+    }
+    for (const [path, body] of writes("x".repeat(255), "c".repeat(100))) {
+      expect([path, (await t.req("POST", path, { body })).status]).toEqual([path, 201])
+    }
+  })
+
   it("refuses text no database can store alike (U+0000, unpaired surrogates) in bodies and queries with 422 naming the path", async () => {
     const t = await host.tenant()
     const family = await t.req("POST", "/v1/attribute-families", { body: { code: "nul_test", label: { en: "Nul" } } })
