@@ -56,6 +56,16 @@ describe("GET /v1/products query validation", () => {
     expect(byIds.json.total).toBe(2)
     expect(byIds.json.data[0]).toMatchObject({ thumbnailUrl: null, categoryIds: [] })
   })
+
+  it("lists everything for a q without letters or digits, and refuses relevance order for it", async () => {
+    const all = await t.req("GET", "/v1/products?withTotal=true")
+    for (const q of ["", "%20%20", "!!!"]) {
+      const r = await t.req("GET", `/v1/products?q=${q}&withTotal=true`)
+      expect([q, r.status, r.json.total]).toEqual([q, 200, all.json.total])
+      const ranked = await t.req("GET", `/v1/products?q=${q}&sortBy=relevance`)
+      expect([q, ranked.status, ranked.json.error.details.issues[0].path]).toEqual([q, 422, ["sortBy"]])
+    }
+  })
 })
 
 describe("ids", () => {
