@@ -111,6 +111,26 @@ describe("media over HTTP", () => {
     expect(noBoundary.status).toBe(422)
   })
 
+  it("refuses a part whose filename* is not valid percent-encoded UTF-8 with 422, and keeps serving", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Encoded")
+    for (const filename of ["%E0", "%ED%A0%80", "a%"]) {
+      const rawBody = [
+        "--b",
+        `Content-Disposition: form-data; name="file"; filename*=UTF-8''${filename}`,
+        "Content-Type: application/octet-stream",
+        "",
+        "bytes",
+        "--b--",
+        ""
+      ].join("\r\n")
+      const r = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody, headers: { "content-type": "multipart/form-data; boundary=b" } })
+      expect([filename, r.status, r.json.error.code]).toEqual([filename, 422, "validation_failed"])
+    }
+    expect((await host.request("GET", "/healthz")).status).toBe(200)
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
+  })
+
   it("answers a small refused upload on a connection that stays open, and a larger one with Connection: close", async () => {
     const t = await host.tenant()
     const lamp = await product(t)

@@ -6,8 +6,11 @@ import { MediaLibrary } from "../../../core/media/MediaLibrary.js"
 import { TooLarge, ValidationFailed } from "../../../core/shared/Errors.js"
 import { CatalogApi } from "../Api.js"
 import { envelope } from "../Errors.js"
+import { guardMultipartParser } from "./MultipartGuard.js"
 
 const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
+
+guardMultipartParser()
 
 /** The parser's own failures, in the API's terms. */
 const uploadError = (error: Multipart.MultipartError): TooLarge | ValidationFailed => {
