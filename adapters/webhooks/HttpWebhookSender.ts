@@ -135,12 +135,20 @@ export const make = (options: HttpWebhookSenderOptions) => {
         req.destroy()
         resume(Effect.succeed(outcome))
       }
-      const req = client.request(url, {
-        method: "POST",
-        headers: { ...request.headers, "Content-Length": String(request.body.byteLength) },
-        lookup,
-        agent: false
-      }, (res) => {
+      let req: http.ClientRequest
+      try {
+        req = client.request(url, {
+          method: "POST",
+          headers: { ...request.headers, "Content-Length": String(request.body.byteLength) },
+          lookup,
+          agent: false
+        }, onResponse)
+      } catch (e) {
+        // Node refuses some header values synchronously; that is this delivery's outcome.
+        resume(Effect.succeed({ status: null, error: e instanceof Error ? e.message : String(e) }))
+        return
+      }
+      function onResponse(res: http.IncomingMessage) {
         status = res.statusCode ?? null
         let received = 0
         res.on("data", (chunk: Buffer) => {
@@ -149,7 +157,7 @@ export const make = (options: HttpWebhookSenderOptions) => {
         })
         res.on("end", () => finish({ status, error: null }))
         res.on("error", (e) => finish({ status, error: e.message }))
-      })
+      }
       const timer = setTimeout(() => finish({ status, error: `timed out after ${timeoutMs} ms` }), timeoutMs)
       req.on("error", (e) => finish({ status, error: e.message }))
       req.end(request.body)

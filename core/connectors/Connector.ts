@@ -21,13 +21,14 @@ export const WebhookSecret = Schema.String.pipe(
 /** Headers every delivery carries; `extra_headers` may not replace them. */
 const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "expect", "upgrade"])
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
-const HEADER_VALUE = /^[^\r\n\0]*$/
+/** Printable ASCII, spaces and tabs: what every HTTP stack sends and reads back alike. */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/
 
 const headerProblem = (name: string, value: string): string | undefined => {
   const lower = name.toLowerCase()
   if (!HEADER_NAME.test(name)) return `${name} is not a valid header name`
   if (RESERVED_HEADERS.has(lower) || lower.startsWith("x-service-")) return `${name} is set by the service and cannot be overridden`
-  if (!HEADER_VALUE.test(value) || value.length > 4096) return `the value of ${name} must be one line of at most 4096 characters`
+  if (!HEADER_VALUE.test(value) || value.length > 4096) return `the value of ${name} must be one line of printable ASCII of at most 4096 characters`
   return undefined
 }
 

@@ -47,6 +47,15 @@ describe("the HTTP webhook sender", () => {
       expect(got?.headers["content-length"]).toBe(String(Buffer.byteLength(text)))
     }))
 
+  it.live("answers a header value Node refuses as the delivery's error, never as a defect", () =>
+    Effect.gen(function*() {
+      const refused = { ...request(receiver.url("/bad-header")), headers: { "X-Note": "\u20acuro" } }
+      const outcome = yield* exempted.send(refused)
+      expect(outcome.status).toBeNull()
+      expect(outcome.error).toContain("Invalid character in header content")
+      expect(receiver.received.some((r) => r.path === "/bad-header")).toBe(false)
+    }))
+
   it.live("refuses a private destination at delivery time and sends nothing", () =>
     Effect.gen(function*() {
       const guarded = HttpWebhookSender.make({ allowedPrivateAddresses: [] })
