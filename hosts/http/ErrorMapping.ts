@@ -1,9 +1,11 @@
-import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Option, Schema } from "effect"
+import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
@@ -20,38 +22,71 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
 }
 
-/** Refuses bodies of the wrong type or size before anything reads them. */
+const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
+
+/** Refuses bodies of the wrong type, or of a declared size over the limit, before anything reads them. */
 const checkBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<HttpServerResponse.HttpServerResponse> => {
   if (!hasBody(request)) return Option.none()
   const type = (request.headers["content-type"] ?? "").toLowerCase()
   const multipart = type.startsWith("multipart/form-data")
-  if (!multipart && !/^application\/([a-z0-9.+-]+\+)?json\b/.test(type)) {
+  // Only application/json: HttpApi reads any other type (`application/merge-patch+json`) as
+  // bytes, after this middleware has already read the body as text.
+  if (!multipart && !/^application\/json\s*(;|$)/.test(type)) {
     return Option.some(json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", `unsupported media type: ${type || "(none)"}`)))
   }
   const limit = multipart ? UPLOAD_BODY_LIMIT : JSON_BODY_LIMIT
-  if (Number(request.headers["content-length"] ?? 0) > limit) {
-    return Option.some(json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`)))
-  }
+  if (Number(request.headers["content-length"] ?? 0) > limit) return Option.some(tooLarge(limit))
   return Option.none()
 }
 
-const refused = (issues: ReadonlyArray<TextIssue>) =>
+const refused = (issues: ReadonlyArray<Omit<TextIssue, "code"> & { readonly code: string }>) =>
   json(422, envelope("validation_failed", issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { issues }))
 
 /**
+ * The body as text, read up to `limit` bytes: a chunked body declares no length, so its size
+ * is known only once read this far. The platform's read destroys the request past the limit,
+ * which would close the socket before the 413 could be written; the request is kept alive for
+ * that answer, which closes the connection itself.
+ */
+const readWithin = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Either.Either<string, "too large" | "unreadable">> => {
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+  const destroy = incoming.destroy
+  return Effect.gen(function*() {
+    incoming.destroy = function(this: typeof incoming) {
+      this.pause()
+      return this
+    }
+    const read = yield* Effect.either(HttpIncomingMessage.withMaxBodySize(request.text, Option.some(limit)))
+    if (Either.isRight(read)) return Either.right(read.right)
+    const over = read.left.cause instanceof Error && read.left.cause.message === "maxBytes exceeded"
+    return Either.left(over ? "too large" as const : "unreadable" as const)
+  }).pipe(Effect.ensuring(Effect.sync(() => {
+    incoming.destroy = destroy
+  })))
+}
+
+/**
  * Refuses (422) query parameters and JSON bodies holding text no database of ours can store
- * alike. The body is read once here and kept: the handler's read gets the same text.
+ * alike, and bodies nested too deep; (413) a chunked body over the limit. The body is read
+ * once here and kept: the handler's read gets the same text.
  */
 const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
   Effect.gen(function*() {
     // Decoded query text holds U+0000 only where the URL says `%00` (bad UTF-8 decodes to U+FFFD).
     if (request.url.includes("%00")) {
-      const inQuery = unstorableParams(new URL(request.url, "http://host").searchParams)
+      // The query alone: `new URL` throws on a request line such as `//a:99999/v1/products`.
+      const query = request.url.indexOf("?")
+      const inQuery = unstorableParams(new URLSearchParams(query === -1 ? "" : request.url.slice(query + 1)))
       if (inQuery.length > 0) return Option.some(refused(inQuery))
     }
     const type = (request.headers["content-type"] ?? "").toLowerCase()
     if (!hasBody(request) || type.startsWith("multipart/form-data")) return Option.none()
-    const text = yield* Effect.orElseSucceed(request.text, () => "")
+    const read = yield* readWithin(request, JSON_BODY_LIMIT)
+    if (Either.isLeft(read) && read.left === "too large") return Option.some(tooLarge(JSON_BODY_LIMIT))
+    const text = Either.getOrElse(read, () => "")
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return Option.some(refused([{ path: [], message: `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, code: "too_deep" }]))
+    }
     if (!mayHoldUnstorable(text)) return Option.none()
     // Malformed JSON is left to the handler's read, which answers it with 400.
     const inBody = unstorableStrings(yield* Effect.orElseSucceed(Effect.try(() => JSON.parse(text) as unknown), () => null))

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost } from "../support/TestHost.js"
 
@@ -53,6 +54,68 @@ describe("the error envelope at the edges", () => {
     const huge = await t.req("POST", "/v1/api-keys", { rawBody: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }), headers: { "content-type": "application/json" } })
     expect(huge.status).toBe(413)
     expect(huge.json.error.code).toBe("FST_ERR_CTP_BODY_TOO_LARGE")
+  })
+
+  it("answers a chunked body over the limit with 413, and types other than application/json with 415", async () => {
+    const t = await host.tenant()
+    // Written in 1 MiB chunks with no Content-Length, until the answer comes.
+    const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${host.baseUrl}/v1/brands`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "application/json", "transfer-encoding": "chunked" }
+      }, (res) => {
+        let body = ""
+        res.on("data", (c: Buffer) => (body += c.toString()))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+      })
+      // The server stops reading once it answers: the rest of the upload hits a closed socket.
+      req.on("error", (e: NodeJS.ErrnoException) => (e.code === "EPIPE" || e.code === "ECONNRESET" ? undefined : reject(e)))
+      let answered = false
+      req.on("response", () => (answered = true))
+      req.write("{\"name\":\"")
+      const chunk = "x".repeat(1024 * 1024)
+      const more = (left: number) => {
+        if (answered) return
+        if (left === 0) return req.end("\"}")
+        req.write(chunk, () => more(left - 1))
+      }
+      more(12)
+    })
+    expect([chunked.status, JSON.parse(chunked.body).error.code]).toEqual([413, "FST_ERR_CTP_BODY_TOO_LARGE"])
+    for (const type of ["application/merge-patch+json", "application/vnd.api+json; charset=utf-8", "application/json-seq"]) {
+      const r = await t.req("POST", "/v1/brands", { rawBody: JSON.stringify({ name: type }), headers: { "content-type": type } })
+      expect([type, r.status, r.json.error.code]).toEqual([type, 415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    }
+    const charset = await t.req("POST", "/v1/brands", { rawBody: JSON.stringify({ name: "Charset" }), headers: { "content-type": "Application/JSON; charset=utf-8" } })
+    expect(charset.status).toBe(201)
+  })
+
+  it("refuses a body nested deeper than 64 levels with 422 before checking it, and takes 64", async () => {
+    const t = await host.tenant()
+    const nested = (depth: number) => "[".repeat(depth - 1) + "1" + "]".repeat(depth - 1)
+    for (const depth of [65, 100_000]) {
+      const body = `{"name":"Deep","attributes":{"x":[{"locale":null,"channel":null,"value":${nested(depth - 3)}}]},"note":"\\u0000"}`
+      const r = await t.req("POST", "/v1/brands", { rawBody: body, headers: { "content-type": "application/json" } })
+      expect([depth, r.status, r.json.error.details.issues[0].code]).toEqual([depth, 422, "too_deep"])
+    }
+    // Brackets inside strings do not count.
+    const ok = await t.req("POST", "/v1/brands", { rawBody: `{"name":"${"[".repeat(100)}","ignored":${nested(63)}}`, headers: { "content-type": "application/json" } })
+    expect(ok.status).toBe(201)
+  })
+
+  it("answers U+0000 in the query of any request line with 422, whatever its path", async () => {
+    const t = await host.tenant()
+    for (const target of ["//a:99999/v1/products?q=%00", "//[/v1/products?q=%00", "/v1/products?q=%00"]) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(host.baseUrl, { method: "GET", path: target, headers: { authorization: `Bearer ${t.apiKey}` } }, (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+        req.on("error", reject)
+        req.end()
+      })
+      expect([target, status]).toEqual([target, 422])
+    }
   })
 
   it("answers schema failures with 422 validation_failed and issues naming the path", async () => {
