@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Media, type MediaRecord, mediaUrl } from "../../core/media/Media.js"
 import { MediaRepository } from "../../core/media/MediaRepository.js"
+import { positionAfter } from "../../core/shared/Fields.js"
 import { IntColumn } from "./Columns.js"
 import { heldIds } from "./PresentValues.js"
 
@@ -55,9 +56,12 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => ({ media: rows.slice(0, page.limit), hasMore: rows.length > page.limit }))
       ),
     nextPosition: (organizationId, productId) =>
-      sql`select max(position) + 1 as n from media where organization_id = ${organizationId} and product_id = ${productId}`.pipe(
+      sql`select max(position) as n from media where organization_id = ${organizationId} and product_id = ${productId}`.pipe(
         Effect.flatMap(decodeNext),
-        Effect.map((rows) => rows[0]?.n ?? 0),
+        Effect.map((rows) => {
+          const last = rows[0]?.n
+          return last === null || last === undefined ? 0 : positionAfter(last)
+        }),
         Effect.orDie
       ),
     firstOf: (organizationId, productIds) =>

@@ -31,9 +31,15 @@ export const IntegerText = (message: string) =>
 export const NumberText = (message: string) =>
   Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, { message: () => message })), Schema.NumberFromString)
 
+/** The largest position the databases store (Postgres `integer`). */
+export const MAX_POSITION = 2147483647
+
+/** The position after `last`: one past it, or the largest there is when `last` is that already. */
+export const positionAfter = (last: number): number => Math.min(last + 1, MAX_POSITION)
+
 /** A position: an integer the databases store in 32 bits (Postgres `integer`). */
 export const Position = Schema.Int.pipe(
-  Schema.between(-2147483648, 2147483647, { message: () => "must be an integer from -2147483648 to 2147483647" })
+  Schema.between(-2147483648, MAX_POSITION, { message: () => "must be an integer from -2147483648 to 2147483647" })
 ).annotations({ message: () => "must be an integer from -2147483648 to 2147483647" })
 
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))

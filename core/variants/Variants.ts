@@ -11,6 +11,7 @@ import { FamilyRepository } from "../schema/FamilyRepository.js"
 import { now } from "../schema/Tenant.js"
 import { Crypto } from "../shared/Crypto.js"
 import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { positionAfter } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
@@ -125,7 +126,7 @@ export const makeVariants = Effect.gen(function*() {
           name: input.name ?? input.sku,
           status: input.status ?? "draft",
           attributes: values,
-          position: input.position ?? siblings.reduce((max, s) => Math.max(max, s.position + 1), 0),
+          position: input.position ?? siblings.reduce((max, s) => Math.max(max, positionAfter(s.position)), 0),
           createdAt: at,
           updatedAt: at
         }, true)

@@ -79,6 +79,17 @@ export const mediaSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage,
         expect(yield* stored(`media/${organization.id}/${b.id}`)).toBe(false)
       }))
 
+    it.effect("places an upload without a position after the last, and at the last when that is the largest position", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const library = yield* MediaLibrary
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const lamp = yield* as((yield* Products).create({ familyId: family.id, name: "Lamp" }))
+        yield* as(library.upload(lamp.id, parts(field("position", "2147483647"), file("last"))))
+        expect((yield* as(library.upload(lamp.id, parts(file("after"))))).position).toBe(2147483647)
+      }))
+
     it.effect("keeps nothing when the upload is refused, and bulk deletion removes the bytes too", () =>
       Effect.gen(function*() {
         const { organization, tenant } = yield* newTenant

@@ -23,6 +23,20 @@ const page = { limit: 50, offset: 0 }
 /** Variants against one storage adapter. */
 export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("places a variant without a position after the last, and at the last when that is the largest position", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const shirt = yield* as((yield* Products).create({ familyId: family.id, name: "Shirt" }))
+        yield* as(variants.create(shirt.id, { sku: "LAST-1", position: 2147483646 }))
+        expect((yield* as(variants.create(shirt.id, { sku: "LAST-2" }))).position).toBe(2147483647)
+        expect((yield* as(variants.create(shirt.id, { sku: "LAST-3" }))).position).toBe(2147483647)
+        const listed = yield* as(variants.list(shirt.id, page))
+        expect(listed.data.map((v) => v.sku)).toEqual(["LAST-1", "LAST-2", "LAST-3"])
+      }))
+
     it.effect("creates, lists, patches and deletes variants; SKUs are unique per organization", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
