@@ -13,7 +13,6 @@ import {
   Organization,
   OrganizationDeleted,
   OrganizationDetails,
-  type OrganizationSettings,
   type UpdateOrganization
 } from "./Organization.js"
 import { OrganizationRepository } from "./OrganizationRepository.js"
@@ -54,14 +53,6 @@ export const makeOrganizations = Effect.gen(function*() {
       Effect.flatMap((event) => events.append([event])),
       Effect.provideService(Crypto, crypto)
     )
-
-  const insertOrganization = (name: string, slug: string, orgSettings: OrganizationSettings | null) =>
-    Effect.gen(function*() {
-      const now = yield* nowIso
-      const organization = new Organization({ id: yield* crypto.uuid, name, slug, settings: orgSettings, createdAt: now, updatedAt: now })
-      yield* repo.insert(organization)
-      return organization
-    })
 
   const create = (input: CreateOrganization, creator: Principal) =>
     Effect.gen(function*() {
@@ -134,9 +125,18 @@ export const makeOrganizations = Effect.gen(function*() {
       // The one organization of a single-tenant deployment may have been renamed since.
       const renamed = yield* uow.system(repo.oldest)
       if (Option.isSome(renamed)) return renamed.value
-      const organization = yield* uow.system(insertOrganization(slug, slug, null))
-      yield* uow.tenant(organization.id, record(organization.id, { type: "system", id: SYSTEM_ACTOR_ID }, "organization.created", { slug }))
-      return organization
+      const id = yield* crypto.uuid
+      // The organization and its event commit together, as every other write and its event do.
+      return yield* uow.tenant(
+        id,
+        Effect.gen(function*() {
+          const now = yield* nowIso
+          const organization = new Organization({ id, name: slug, slug, settings: null, createdAt: now, updatedAt: now })
+          yield* repo.insert(organization)
+          yield* record(id, { type: "system", id: SYSTEM_ACTOR_ID }, "organization.created", { slug })
+          return organization
+        })
+      )
     })
 
   const current = Effect.gen(function*() {

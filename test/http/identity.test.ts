@@ -181,6 +181,8 @@ describe("single-tenant deployments", () => {
     try {
       const me = await single.request("GET", "/v1/organizations/me", { auth: key })
       expect(me.json).toMatchObject({ slug: "default", name: "default" })
+      const audit = await single.request("GET", "/v1/audit-log?entity_type=organization", { auth: key })
+      expect(audit.json.data.map((e: { name: string; entityId: string }) => [e.name, e.entityId])).toEqual([["organization.created", me.json.id]])
       const create = await single.request("POST", "/v1/organizations", { auth: key, body: { name: "x", slug: "x" } })
       expect(create.status).toBe(403)
       expect(create.json.error.code).toBe("forbidden")
