@@ -72,8 +72,9 @@ export interface BulkDeps {
 /**
  * Every item is decoded and planned against context loaded once for the whole batch; the
  * creates go in as one multi-row insert (item by item, each in its own savepoint, only if
- * that insert is refused), updates and deletes each in a savepoint. One event per item that
- * succeeded. Runs inside the caller's tenant transaction.
+ * that insert is refused), updates each in a savepoint; deletes, which planning has already
+ * found and locked, cannot be refused. One event per item that succeeded. Runs inside the
+ * caller's tenant transaction.
  */
 export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, deps: BulkDeps) =>
   Effect.gen(function*() {

@@ -81,7 +81,7 @@ const stringIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue>
   return issues
 }
 
-/** min and max on a number (or anything `toNumber` turns into one). */
+/** min and max on a number. */
 const rangeIssues = (n: number, rules: Rules, path: Path): ReadonlyArray<Issue> => {
   const min = numberRule(rules, "min")
   const max = numberRule(rules, "max")

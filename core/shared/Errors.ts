@@ -46,8 +46,6 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
   message: Schema.String
 }) {}
 
-export type CatalogError = ValidationFailed | NotFound | Conflict | Forbidden | Unauthenticated
-
 /** A body or upload over its size limit. */
 export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
   message: Schema.String

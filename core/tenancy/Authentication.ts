@@ -13,7 +13,7 @@ import { UserRepository } from "./UserRepository.js"
 
 const KEY_FORMAT = /^pim_[A-Za-z0-9_-]{43}$/
 const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-/** A resolved key is trusted this long: a revoked or expired key may work until then. */
+/** A resolved key is trusted this long: a key revoked by another process may work until then (expiry is checked on every request). */
 const KEY_CACHE_TTL = Duration.seconds(60)
 const KEY_CACHE_CAPACITY = 10_000
 /** Last-used is written at most this often per key. */

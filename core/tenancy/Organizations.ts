@@ -29,7 +29,7 @@ export class Organizations extends Context.Tag("catalog/Organizations")<Organiza
   readonly ensureBootstrap: (slug: string) => Effect.Effect<Organization, Conflict>
   readonly current: Effect.Effect<OrganizationDetails, NotFound, CurrentTenant>
   readonly updateCurrent: (input: UpdateOrganization) => Effect.Effect<Organization, NotFound | Conflict, CurrentTenant>
-  /** Exports the tenant to the blob store, records `organization.deleted`, then cascades it away. */
+  /** Exports the tenant to the blob store, cascades it away, and records `organization.deleted` in the same transaction. */
   readonly delete: (
     id: string,
     confirm: string

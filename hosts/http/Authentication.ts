@@ -71,10 +71,3 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
       })
     })
   )
-
-/** The tenant of a `Caller`, for handlers that need one. */
-export const callerTenant = Effect.flatMap(Caller, (caller) =>
-  Option.match(caller.tenant, {
-    onNone: () => Effect.fail(new Unauthenticated({ message: "no organization selected" })),
-    onSome: Effect.succeed
-  }))
