@@ -10,10 +10,18 @@ export const isCalendarDate = (s: string): boolean => {
 
 const DATETIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i
 
-/** The instant of an ISO 8601 date-time with a zone on a day that exists; undefined for anything else. */
+// Instants are stored and compared as ISO text in UTC, which orders only with a four-digit
+// year: an offset may carry 9999-12-31T23:59-23:59 into year 10000, written +010000-...
+const FIRST_INSTANT = Date.parse("0000-01-01T00:00:00Z")
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
+
+/**
+ * The instant of an ISO 8601 date-time with a zone on a day that exists, in the years 0000
+ * to 9999 once in UTC; undefined for anything else.
+ */
 export const datetimeMillis = (s: string): number | undefined => {
   const m = DATETIME.exec(s)
   if (m === null || m[1] === undefined || !isCalendarDate(m[1])) return undefined
   const t = Date.parse(s)
-  return Number.isNaN(t) ? undefined : t
+  return Number.isNaN(t) || t < FIRST_INSTANT || t > LAST_INSTANT ? undefined : t
 }

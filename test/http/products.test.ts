@@ -47,6 +47,17 @@ describe("GET /v1/products query validation", () => {
     }
   })
 
+  it("takes date-times only within the years 0000 to 9999 once in UTC, where their text orders as their instants", async () => {
+    const beyond = encodeURIComponent("9999-12-31T23:59:59-23:59")
+    for (const path of [`/v1/products?updatedSince=${beyond}`, `/v1/audit-log?since=${beyond}`]) {
+      expect([path, (await t.req("GET", path)).status]).toEqual([path, 422])
+    }
+    const key = await t.sreq("POST", "/v1/api-keys", { body: { name: "far", expiresAt: "9999-12-31T23:59:59-23:59" } })
+    expect([key.status, key.json.error.details.issues[0].path]).toEqual([422, ["expiresAt"]])
+    const last = await t.sreq("POST", "/v1/api-keys", { body: { name: "last", expiresAt: "9999-12-31T23:59:59Z" } })
+    expect([last.status, last.json.expiresAt]).toEqual([201, "9999-12-31T23:59:59.000Z"])
+  })
+
   it("canonicalizes ?tag= as on write and takes ids repeated or comma-separated", async () => {
     const a = await t.req("POST", "/v1/products", { body: { familyId, name: "A", tags: ["Été Sale"] } })
     const b = await t.req("POST", "/v1/products", { body: { familyId, name: "B" } })
