@@ -31,6 +31,9 @@ const toOrganization = (row: typeof Row.Type) =>
 
 const slugTaken = (slug: string) => new Conflict({ message: `organization slug ${slug} is taken` })
 
+/** Columns an export leaves out: credentials, which outlive the tenant in no file. */
+const CREDENTIALS: Readonly<Record<string, ReadonlyArray<string>>> = { api_keys: ["key_hash"], connectors: ["secret"] }
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const one = (rows: ReadonlyArray<unknown>) =>
@@ -85,7 +88,11 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const tables: Record<string, ReadonlyArray<unknown>> = {}
         for (const table of TENANT_TABLES) {
-          tables[table] = yield* sql`select * from ${sql(table)} where organization_id = ${id}`
+          const rows = yield* sql<Record<string, unknown>>`select * from ${sql(table)} where organization_id = ${id}`
+          const withheld = CREDENTIALS[table]
+          tables[table] = withheld === undefined
+            ? rows
+            : rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !withheld.includes(column))))
         }
         return tables
       }).pipe(Effect.orDie),

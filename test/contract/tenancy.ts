@@ -146,6 +146,8 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const dump = JSON.parse(new TextDecoder().decode(exported))
       expect(dump.organization.id).toBe(doomed.organization.id)
       expect(dump.tables.api_keys).toHaveLength(1)
+      expect(dump.tables.api_keys[0].name).toBe("doomed")
+      expect(Object.keys(dump.tables.api_keys[0])).not.toContain("key_hash")
 
       const auth = yield* Authentication
       expect(Exit.isFailure(yield* Effect.exit(auth.principal(doomedKey.key)))).toBe(true)
