@@ -3,10 +3,9 @@ import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { Families } from "../schema/Families.js"
-import { actorId } from "../schema/Tenant.js"
+import { actorId, now } from "../shared/Tenant.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
 import { Crypto } from "../shared/Crypto.js"
-import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { Brand, type CreateBrand, type UpdateBrand } from "./Brand.js"
@@ -32,7 +31,6 @@ export const makeBrands = Effect.gen(function*() {
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
-  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
   const inTenant = <A, E, R>(f: (organizationId: string, actor: string | null) => Effect.Effect<A, E, R>) =>
     Effect.flatMap(CurrentTenant, (t) =>
       uow.tenant(t.organizationId, f(t.organizationId, actorId(t.actor)).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))))

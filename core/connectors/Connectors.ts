@@ -3,7 +3,6 @@ import { emit, EventLog, makeEvent } from "../events/EventLog.js"
 import { DEFAULT_SUBSCRIPTION } from "../events/Subscription.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, ValidationFailed } from "../shared/Errors.js"
-import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { deliver } from "../webhooks/Deliver.js"
@@ -20,6 +19,7 @@ import {
 } from "./Connector.js"
 import { ConnectorRepository } from "./ConnectorRepository.js"
 import { sameJson } from "../shared/CanonicalJson.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 
 /** Headless connectors: installs that receive the organization's events as signed webhooks. */
 export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
@@ -34,8 +34,6 @@ export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
   readonly sendTest: (id: string) => Effect.Effect<Delivery, NotFound, CurrentTenant>
 }>() {}
 
-const nowIso = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
-
 export const makeConnectors = Effect.gen(function*() {
   const repo = yield* ConnectorRepository
   const uow = yield* UnitOfWork
@@ -45,8 +43,7 @@ export const makeConnectors = Effect.gen(function*() {
   const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 
-  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
-    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const inTenant = tenantTransaction(uow)
 
   const found = (id: string) =>
     Option.match({
@@ -61,7 +58,7 @@ export const makeConnectors = Effect.gen(function*() {
       yield* sender.checkDestination(input.config.destination_url).pipe(
         Effect.mapError((e) => ValidationFailed.one(["config", "destination_url"], e.reason, "destination_refused"))
       )
-      const at = yield* nowIso
+      const at = yield* now
       const record = yield* inTenant((organizationId) =>
         Effect.gen(function*() {
           const record: ConnectorRecord = {
@@ -99,7 +96,7 @@ export const makeConnectors = Effect.gen(function*() {
           repo.update(organizationId, id, {
             ...(input.name !== undefined ? { name: input.name } : {}),
             ...(events !== undefined ? { events } : {}),
-            updatedAt: yield* nowIso
+            updatedAt: yield* now
           }),
           found(id)
         )

@@ -2,7 +2,7 @@ import { Context, Effect, Either, Layer, Option, ParseResult, Schema, Stream } f
 import { emit, EventLog } from "../events/EventLog.js"
 import { ProductRepository } from "../products/ProductRepository.js"
 import { requireProduct } from "../products/RequireProduct.js"
-import { now } from "../schema/Tenant.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, type TooLarge, ValidationFailed } from "../shared/Errors.js"
@@ -62,8 +62,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
       Effect.provideService(Crypto, crypto),
       Effect.provideService(EventLog, events)
     )
-  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
-    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const inTenant = tenantTransaction(uow)
   const find = (organizationId: string, id: string) =>
     Effect.flatMap(repo.findById(organizationId, id), Option.match({
       onNone: () => Effect.fail(new NotFound({ entity: "media", id })),

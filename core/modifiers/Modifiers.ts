@@ -2,12 +2,12 @@ import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
-import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { type CreateModifier, Modifier, type ModifierOption, type ModifierType, optionProblems, type UpdateModifier } from "./Modifier.js"
 import { ModifierRepository } from "./ModifierRepository.js"
 import { sameJson } from "../shared/CanonicalJson.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 
 export class Modifiers extends Context.Tag("catalog/Modifiers")<Modifiers, {
   readonly list: Effect.Effect<ReadonlyArray<Modifier>, never, CurrentTenant>
@@ -29,14 +29,12 @@ export const makeModifiers = Effect.gen(function*() {
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
-  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
   const record = (name: string, id: string, payload: Record<string, unknown>) =>
     emit({ name, entityType: "modifier", entityId: id, payload }).pipe(
       Effect.provideService(Crypto, crypto),
       Effect.provideService(EventLog, events)
     )
-  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
-    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const inTenant = tenantTransaction(uow)
   const find = (organizationId: string, id: string) =>
     Effect.flatMap(repo.findById(organizationId, id), Option.match({
       onNone: () => Effect.fail(new NotFound({ entity: "modifier", id })),

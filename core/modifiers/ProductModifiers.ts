@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { ProductRepository } from "../products/ProductRepository.js"
 import { requireProduct } from "../products/RequireProduct.js"
-import { now } from "../schema/Tenant.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
@@ -33,8 +33,7 @@ export const makeProductModifiers = Effect.gen(function*() {
       Effect.provideService(Crypto, crypto),
       Effect.provideService(EventLog, events)
     )
-  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
-    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const inTenant = tenantTransaction(uow)
   const requireModifier = (organizationId: string, id: string) =>
     Effect.flatMap(modifiers.findById(organizationId, id), Option.match({
       onNone: () => Effect.fail(new NotFound({ entity: "modifier", id })),

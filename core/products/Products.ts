@@ -11,7 +11,6 @@ import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
-import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
@@ -24,6 +23,7 @@ import type { FacetsQuery, ListProductsQuery } from "./ProductQuery.js"
 import { ProductRepository } from "./ProductRepository.js"
 import { ProductFacets, ProductList, ProductListJson, withField } from "./ProductResults.js"
 import { resolveValues } from "./ProductValues.js"
+import { now } from "../shared/Tenant.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
@@ -73,7 +73,6 @@ export const makeProducts = Effect.gen(function*() {
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
-  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
   const provide = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(
       Effect.provideService(ProductRepository, repo),

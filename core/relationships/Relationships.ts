@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { ProductRepository } from "../products/ProductRepository.js"
 import { requireProduct } from "../products/RequireProduct.js"
-import { now } from "../schema/Tenant.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
@@ -31,8 +31,7 @@ export const makeRelationships = Effect.gen(function*() {
       entityId: r.id,
       payload: { productId: r.productId, relatedProductId: r.relatedProductId, type: r.type }
     }).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
-  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
-    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const inTenant = tenantTransaction(uow)
 
   return Relationships.of({
     list: (productId) =>

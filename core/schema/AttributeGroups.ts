@@ -6,7 +6,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
 import { AttributeGroup, type CreateAttributeGroup } from "./Attribute.js"
 import { AttributeRepository } from "./AttributeRepository.js"
-import { inTenant, now } from "./Tenant.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 
 export class AttributeGroups extends Context.Tag("catalog/AttributeGroups")<AttributeGroups, {
   readonly list: Effect.Effect<ReadonlyArray<AttributeGroup>, never, CurrentTenant>
@@ -18,7 +18,7 @@ export const makeAttributeGroups = Effect.gen(function*() {
   const repo = yield* AttributeRepository
   const crypto = yield* Crypto
   const events = yield* EventLog
-  const tenant = inTenant(yield* UnitOfWork)
+  const tenant = tenantTransaction(yield* UnitOfWork)
   const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 

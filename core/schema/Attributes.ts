@@ -19,7 +19,7 @@ import { validateValue } from "./AttributeValues.js"
 import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
 import { changeDefinitions } from "./DefinitionLock.js"
 import { requestedRequirement } from "./Requirements.js"
-import { actorId, inTenant, now } from "./Tenant.js"
+import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
@@ -57,7 +57,7 @@ export const makeAttributes = Effect.gen(function*() {
   const crypto = yield* Crypto
   const events = yield* EventLog
   const uow = yield* UnitOfWork
-  const tenant = inTenant(uow)
+  const tenant = tenantTransaction(uow)
   const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 

@@ -19,7 +19,7 @@ import {
 } from "./Family.js"
 import { type AttachmentRecord, FamilyRepository, type FamilySchema } from "./FamilyRepository.js"
 import { requestedOverride } from "./Requirements.js"
-import { actorId, inTenant, now } from "./Tenant.js"
+import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 
 /** The kinds whose one family is provisioned on first use instead of created. */
@@ -72,7 +72,7 @@ export const makeFamilies = Effect.gen(function*() {
   const attributes = yield* AttributeRepository
   const crypto = yield* Crypto
   const events = yield* EventLog
-  const tenant = inTenant(yield* UnitOfWork)
+  const tenant = tenantTransaction(yield* UnitOfWork)
   const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 

@@ -3,13 +3,13 @@ import { emit, EventLog } from "../events/EventLog.js"
 import { datetimeMillis } from "../shared/Calendar.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, ValidationFailed } from "../shared/Errors.js"
-import { toTimestamp } from "../shared/Fields.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "./Actor.js"
 import { type ApiKey, CreatedApiKey, KEY_PREFIX, type RenameApiKey, toApiKey } from "./ApiKey.js"
 import { ApiKeyRepository } from "./ApiKeyRepository.js"
 import { Authentication } from "./Authentication.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 
 export class ApiKeys extends Context.Tag("catalog/ApiKeys")<ApiKeys, {
   readonly list: Effect.Effect<ReadonlyArray<ApiKey>, never, CurrentTenant>
@@ -30,12 +30,10 @@ export const makeApiKeys = Effect.gen(function*() {
   const crypto = yield* Crypto
   const events = yield* EventLog
   const auth = yield* Authentication
-  const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
   const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 
-  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
-    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const inTenant = tenantTransaction(uow)
 
   const insertKey = (organizationId: string, plaintext: string, name: string, expiresAt: string | null) =>
     Effect.gen(function*() {

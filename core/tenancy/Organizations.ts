@@ -5,7 +5,7 @@ import { BlobStore } from "../shared/BlobStore.js"
 import { CatalogSettings } from "../shared/CatalogSettings.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, Forbidden, NotFound, ValidationFailed } from "../shared/Errors.js"
-import { toTimestamp } from "../shared/Fields.js"
+import { now as nowIso } from "../shared/Tenant.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { type Actor, CurrentTenant, SYSTEM_ACTOR_ID } from "./Actor.js"
 import {
@@ -35,8 +35,6 @@ export class Organizations extends Context.Tag("catalog/Organizations")<Organiza
     confirm: string
   ) => Effect.Effect<OrganizationDeleted, Forbidden | NotFound | ValidationFailed, CurrentTenant>
 }>() {}
-
-const nowIso = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
 
 export const makeOrganizations = Effect.gen(function*() {
   const repo = yield* OrganizationRepository

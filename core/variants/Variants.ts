@@ -8,7 +8,7 @@ import { requireProduct } from "../products/RequireProduct.js"
 import { type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository } from "../schema/FamilyRepository.js"
-import { now } from "../schema/Tenant.js"
+import { now, tenantTransaction } from "../shared/Tenant.js"
 import { Crypto } from "../shared/Crypto.js"
 import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
 import { positionAfter } from "../shared/Fields.js"
@@ -50,8 +50,7 @@ export const makeVariants = Effect.gen(function*() {
       Effect.provideService(Crypto, crypto),
       Effect.provideService(EventLog, events)
     )
-  const inTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
-    Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId)))
+  const inTenant = tenantTransaction(uow)
 
   const find = (organizationId: string, productId: string, id: string) =>
     Effect.flatMap(repo.find(organizationId, productId, id), Option.match({

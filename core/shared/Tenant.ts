@@ -1,8 +1,9 @@
 import { Effect } from "effect"
-import { UnitOfWork } from "../shared/UnitOfWork.js"
-import { toTimestamp } from "../shared/Fields.js"
+import { UnitOfWork } from "./UnitOfWork.js"
+import { toTimestamp } from "./Fields.js"
 import { type Actor, CurrentTenant } from "../tenancy/Actor.js"
 
+/** The current instant as the API writes it. */
 export const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -11,6 +12,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const actorId = (actor: Actor): string | null => (UUID.test(actor.id) ? actor.id : null)
 
 /** Runs `f` in one transaction of the current organization. */
-export const inTenant = (uow: typeof UnitOfWork.Service) =>
+export const tenantTransaction = (uow: typeof UnitOfWork.Service) =>
 <A, E, R>(f: (organizationId: string, tenant: typeof CurrentTenant.Service) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, f(t.organizationId, t)))
