@@ -2,8 +2,7 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { jwtVerify } from "jose"
 import { Unauthenticated } from "../../core/shared/Errors.js"
 import { SessionVerifier } from "../../core/tenancy/SessionVerifier.js"
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from "../../core/shared/Fields.js"
 
 /**
  * HS256 session tokens: `sub` is the user id (uuid), `email` optional, `exp` required.
@@ -27,7 +26,7 @@ export const layer = (secret: Option.Option<Redacted.Redacted>) =>
             }).pipe(
               Effect.flatMap(({ payload }) => {
                 const sub = payload.sub
-                if (sub === undefined || !UUID.test(sub)) {
+                if (sub === undefined || !isUuid(sub)) {
                   return Effect.fail(new Unauthenticated({ message: "session token subject must be a user id" }))
                 }
                 const email = typeof payload.email === "string" ? payload.email.toLowerCase() : null

@@ -5,8 +5,7 @@ import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { APP_ROLE } from "./Rls.js"
 import { isWorthRunningAgain } from "./SqlErrors.js"
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from "../../core/shared/Fields.js"
 
 /**
  * What a tenant transaction sets, for the organization `organizationId` stands for: the tenant
@@ -55,7 +54,7 @@ export const make = Effect.gen(function*() {
   // id takes three). Several statements go in one message only without parameters, so the
   // organization id is written into the text, once it is known to be a UUID.
   const postgresTenantTransaction = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
-    UUID.test(organizationId)
+    isUuid(organizationId)
       ? Effect.uninterruptibleMask((restore) =>
         Effect.scoped(Effect.gen(function*() {
           const conn = yield* sql.reserve

@@ -2,10 +2,9 @@ import { Effect } from "effect"
 import type { AttributeSpec, AttributeValues } from "../schema/AttributeValues.js"
 import { type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { MediaRepository } from "./MediaRepository.js"
+import { isUuid } from "../shared/Fields.js"
 
 const MEDIA_TYPES: ReadonlySet<string> = new Set(["media", "file"])
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /**
  * Every UUID-shaped value in unchecked attribute input, lower-cased: a superset of the media
  * ids it names, found before the family (and so the types) is known.
@@ -17,7 +16,7 @@ export const uuidValuesOf = (attributes: unknown): ReadonlyArray<string> => {
     if (!Array.isArray(entries)) continue
     for (const entry of entries) {
       const value: unknown = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined
-      if (typeof value === "string" && value.length === 36 && UUID.test(value)) found.push(value.toLowerCase())
+      if (typeof value === "string" && value.length === 36 && isUuid(value)) found.push(value.toLowerCase())
     }
   }
   return found

@@ -24,6 +24,7 @@ import { ProductRepository } from "./ProductRepository.js"
 import { ProductFacets, ProductList, ProductListJson, withField } from "./ProductResults.js"
 import { resolveValues } from "./ProductValues.js"
 import { now } from "../shared/Tenant.js"
+import { isUuid } from "../shared/Fields.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
@@ -53,11 +54,9 @@ const DEFAULT_CAPS: Readonly<Record<FacetDimension, number>> = {
   tags: 30
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly id: string } =>
   typeof item === "object" && item !== null && "op" in item && item.op === "delete" && "id" in item && typeof item.id === "string" &&
-  UUID.test(item.id)
+  isUuid(item.id)
 
 /** The ids bulk items ask to delete, valid or not: only to look up their media beforehand. */
 const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id)

@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
 import type { Issue } from "../shared/Errors.js"
-import { VALUE_VALIDATORS } from "./ValueValidators.js"
+import { isRecord, VALUE_VALIDATORS } from "./ValueValidators.js"
 
 export const AttributeType = Schema.Literal(
   "text",
@@ -45,8 +45,6 @@ export interface ValueEntry {
 export type AttributeValues = Readonly<Record<string, ReadonlyArray<ValueEntry>>>
 
 type Path = ReadonlyArray<string | number>
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const ENTRY_KEYS = new Set(["locale", "channel", "value"])
 

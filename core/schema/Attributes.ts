@@ -40,8 +40,6 @@ export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   readonly usage: (id: string) => Effect.Effect<AttributeUsage, NotFound, CurrentTenant>
 }>() {}
 
-const fromEither = <A>(e: Either.Either<A, ValidationFailed>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
-
 /** The default value must itself be a valid value of the attribute. */
 const checkDefault = (a: Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">) =>
   a.defaultValue === null || a.defaultValue === undefined
@@ -75,7 +73,7 @@ export const makeAttributes = Effect.gen(function*() {
 
   const create = (input: CreateAttribute) =>
     Effect.gen(function*() {
-      const requirement = yield* fromEither(requestedRequirement(input.requirement, input.isRequired))
+      const requirement = yield* requestedRequirement(input.requirement, input.isRequired)
       return yield* tenant((organizationId, current) =>
         Effect.gen(function*() {
           yield* checkGroup(organizationId, input.groupId)
@@ -116,7 +114,7 @@ export const makeAttributes = Effect.gen(function*() {
 
   const update = (id: string, input: UpdateAttribute) =>
     Effect.gen(function*() {
-      const requirement = yield* fromEither(requestedRequirement(input.requirement, input.isRequired))
+      const requirement = yield* requestedRequirement(input.requirement, input.isRequired)
       return yield* tenant((organizationId, current) =>
         Effect.gen(function*() {
           // A new code or type rewrites or refuses the values stored under the old ones.

@@ -1,4 +1,4 @@
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
@@ -53,8 +53,6 @@ export class Families extends Context.Tag("catalog/Families")<Families, {
    */
   readonly provisioned: (entityKind: ProvisionedKind) => Effect.Effect<FamilySchema, never, CurrentTenant>
 }>() {}
-
-const fromEither = <A>(e: Either.Either<A, ValidationFailed>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 
 const toAttachment = (a: Pick<AttachmentRecord, "familyId" | "attributeId" | "requirementOverride" | "position">) =>
   new FamilyAttachment({
@@ -216,7 +214,7 @@ export const makeFamilies = Effect.gen(function*() {
 
   const attach = (familyId: string, input: AttachAttribute) =>
     Effect.gen(function*() {
-      const override = yield* fromEither(requestedOverride(input.requirementOverride, input.isRequiredOverride))
+      const override = yield* requestedOverride(input.requirementOverride, input.isRequiredOverride)
       return yield* tenant((organizationId) =>
         Effect.gen(function*() {
           const family = yield* find(organizationId, familyId)
@@ -250,7 +248,7 @@ export const makeFamilies = Effect.gen(function*() {
 
   const updateAttachment = (familyId: string, attributeId: string, input: UpdateAttachment) =>
     Effect.gen(function*() {
-      const override = yield* fromEither(requestedOverride(input.requirementOverride, input.isRequiredOverride))
+      const override = yield* requestedOverride(input.requirementOverride, input.isRequiredOverride)
       return yield* tenant((organizationId) =>
         Effect.gen(function*() {
           yield* find(organizationId, familyId)

@@ -3,6 +3,7 @@ import { datetimeMillis, isCalendarDate } from "../shared/Calendar.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import type { AttributeType } from "./AttributeValues.js"
+import { isUuid } from "../shared/Fields.js"
 
 type Path = ReadonlyArray<string | number>
 type Rules = Readonly<Record<string, unknown>>
@@ -64,7 +65,7 @@ const patternRule = (rules: Rules): RegExp | undefined => {
   }
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** minLength, maxLength and pattern on a string. */
 const stringIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue> => {
@@ -186,10 +187,8 @@ const tags = stringArray((s, rules, path) =>
   s.length === 0 ? [{ path, message: "must not be empty", code: "too_small" }] : stringIssues(s, rules, path)
 )
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const uuid = (what: string): ValueValidator => (value, _rules, path) =>
-  typeof value === "string" && UUID.test(value) ? Either.right(value.toLowerCase()) : fail(path, `must be the uuid of ${what}`, "invalid_type")
+  typeof value === "string" && isUuid(value) ? Either.right(value.toLowerCase()) : fail(path, `must be the uuid of ${what}`, "invalid_type")
 
 /** An object with exactly `keys`; answers the issues of missing and unknown keys. */
 const shapeIssues = (value: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>, path: Path): ReadonlyArray<Issue> => [

@@ -4,6 +4,11 @@ import { datetimeMillis } from "./Calendar.js"
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
 export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
 
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Whether `s` is a UUID, in either case. */
+export const isUuid = (s: string): boolean => UUID_PATTERN.test(s)
+
 /** A UUID, lower-cased on the way in: ids are stored lower-case, and `ABC…` names the same record as `abc…`. */
 export const Uuid = Schema.compose(Schema.Lowercase, Schema.UUID.annotations({ message: () => "must be a UUID" }))
 

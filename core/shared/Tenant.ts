@@ -1,15 +1,13 @@
 import { Effect } from "effect"
 import { UnitOfWork } from "./UnitOfWork.js"
-import { toTimestamp } from "./Fields.js"
+import { toTimestamp, isUuid } from "./Fields.js"
 import { type Actor, CurrentTenant } from "../tenancy/Actor.js"
 
 /** The current instant as the API writes it. */
 export const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** `createdBy`/`updatedBy`: the acting user's or key's id; null where the actor has no uuid. */
-export const actorId = (actor: Actor): string | null => (UUID.test(actor.id) ? actor.id : null)
+export const actorId = (actor: Actor): string | null => (isUuid(actor.id) ? actor.id : null)
 
 /** Runs `f` in one transaction of the current organization. */
 export const tenantTransaction = (uow: typeof UnitOfWork.Service) =>

@@ -1,7 +1,7 @@
 import { Cache, Context, Duration, Effect, Layer, Option } from "effect"
 import { Crypto } from "../shared/Crypto.js"
 import { Forbidden, Unauthenticated, ValidationFailed } from "../shared/Errors.js"
-import { toTimestamp } from "../shared/Fields.js"
+import { toTimestamp, isUuid } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { Actor, Role } from "./Actor.js"
 import { type ApiKeyRecord, KEY_PREFIX } from "./ApiKey.js"
@@ -12,7 +12,6 @@ import { makeResolvedKeys } from "./ResolvedKeys.js"
 import { UserRepository } from "./UserRepository.js"
 
 const KEY_FORMAT = /^pim_[A-Za-z0-9_-]{43}$/
-const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** A resolved key is trusted this long: a key revoked by another process may work until then (expiry is checked on every request). */
 const KEY_CACHE_TTL = Duration.seconds(60)
 const KEY_CACHE_CAPACITY = 10_000
@@ -122,7 +121,7 @@ export const makeAuthentication = Effect.gen(function*() {
           if (organizationHeader === undefined) {
             return yield* new Forbidden({ message: "select an organization with the x-organization-id header" })
           }
-          if (!UUID_FORMAT.test(organizationHeader)) {
+          if (!isUuid(organizationHeader)) {
             return yield* ValidationFailed.one(["headers", "x-organization-id"], "must be a UUID", "invalid_uuid")
           }
           const role = yield* uow.system(users.roleIn(organizationHeader.toLowerCase(), p.userId))

@@ -2,10 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Brand, CreateBrand, UpdateBrand } from "../../../core/catalog/Brand.js"
 import { Category, CreateCategory, ListCategoriesQuery, UpdateCategory } from "../../../core/catalog/Category.js"
-import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
-
-const IdPath = Schema.Struct({ id: Uuid })
+import { IdPath } from "../tenancy/Api.js"
 
 export class CategoriesApi extends HttpApiGroup.make("categories")
   .add(HttpApiEndpoint.get("list", "/v1/categories").setUrlParams(ListCategoriesQuery).addSuccess(Schema.Array(Category)))

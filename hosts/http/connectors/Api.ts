@@ -1,11 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Connector, Delivery, DELIVERY_LOG_SIZE, DeliveryPage, InstallConnector, UpdateConnector } from "../../../core/connectors/Connector.js"
-import { strict, Uuid } from "../../../core/shared/Fields.js"
+import { strict } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
-
-const IdPath = Schema.Struct({ id: Uuid })
+import { IdPath } from "../tenancy/Api.js"
 
 export const DeliveriesQuery = Schema.Struct(pageParams(DELIVERY_LOG_SIZE)).annotations(strict)
 

@@ -7,8 +7,7 @@ import { ProductFacets, ProductList } from "../../../core/products/ProductResult
 import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { Envelope } from "../Errors.js"
-
-const IdPath = Schema.Struct({ id: Uuid })
+import { IdPath } from "../tenancy/Api.js"
 
 /** One bulk item's outcome; a failure carries the error object of the envelope. */
 export const BulkResultWire = Schema.Union(

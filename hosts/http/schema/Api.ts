@@ -21,8 +21,8 @@ import {
 } from "../../../core/schema/Family.js"
 import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
+import { IdPath } from "../tenancy/Api.js"
 
-const IdPath = Schema.Struct({ id: Uuid })
 const AttachmentPath = Schema.Struct({ id: Uuid, attributeId: Uuid })
 
 export class AttributeGroupsApi extends HttpApiGroup.make("attributeGroups")
