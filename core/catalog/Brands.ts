@@ -10,7 +10,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { Brand, type CreateBrand, type UpdateBrand } from "./Brand.js"
 import { BrandRepository } from "./BrandRepository.js"
-import { freeSlug } from "./Categories.js"
+import { freeSlug } from "./Slugs.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
 

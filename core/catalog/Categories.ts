@@ -12,7 +12,7 @@ import { Category, type CreateCategory, type ListCategoriesQuery, type UpdateCat
 import { CategoryRepository } from "./CategoryRepository.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
-import { slugify } from "./Text.js"
+import { freeSlug } from "./Slugs.js"
 
 export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   readonly list: (query: ListCategoriesQuery) => Effect.Effect<ReadonlyArray<Category>, never, CurrentTenant>
@@ -23,20 +23,6 @@ export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   /** Refused (409) while the category has children; its products lose the assignment. */
   readonly delete: (id: string) => Effect.Effect<void, NotFound | Conflict, CurrentTenant>
 }>() {}
-
-/** A slug for an entity written without one: from its name, then suffixed with part of its id. */
-export const freeSlug = (
-  name: string,
-  id: string,
-  fallback: string,
-  taken: (slugs: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
-) =>
-  Effect.gen(function*() {
-    const base = slugify(name) || fallback
-    const candidates = [base, `${base.slice(0, 71)}-${id.replace(/-/g, "").slice(-8)}`]
-    const used = yield* taken(candidates)
-    return candidates.find((c) => !used.has(c)) ?? `${base.slice(0, 40)}-${id}`
-  })
 
 export const makeCategories = Effect.gen(function*() {
   const repo = yield* CategoryRepository

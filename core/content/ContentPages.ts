@@ -1,5 +1,5 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
-import { slugify } from "../catalog/Text.js"
+import { freeSlug } from "../catalog/Slugs.js"
 import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { checkMediaValues } from "../media/MediaValues.js"
@@ -14,7 +14,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { contentPagesFeature, isUsable } from "../tenancy/Features.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
-import { mergeValues, missingRequired, withoutRemovals } from "../products/ProductValues.js"
+import { mergeValues, missingRequired, splitUndeclaredRemovals, withoutRemovals } from "../products/ProductValues.js"
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
 
@@ -31,20 +31,6 @@ export class ContentPages extends Context.Tag("catalog/ContentPages")<ContentPag
 }>() {}
 
 const specsOf = (schema: FamilySchema): ReadonlyMap<string, AttributeSpec> => new Map(schema.attributes.map((a) => [a.code, a]))
-
-const isRemoval = (entry: unknown): boolean =>
-  typeof entry === "object" && entry !== null && "value" in entry && entry.value === null && "locale" in entry && "channel" in entry
-
-/** Removal entries under codes the family no longer declares (a detached attribute) are removals, not errors. */
-const undeclaredRemovals = (specs: ReadonlyMap<string, AttributeSpec>, current: AttributeValues, patch: Readonly<Record<string, unknown>>) => {
-  const declared: Record<string, unknown> = {}
-  const removed: Array<string> = []
-  for (const [code, entries] of Object.entries(patch)) {
-    if (!specs.has(code) && code in current && Array.isArray(entries) && entries.length > 0 && entries.every(isRemoval)) removed.push(code)
-    else declared[code] = entries
-  }
-  return { declared, removed }
-}
 
 export const makeContentPages = Effect.gen(function*() {
   const repo = yield* ContentPageRepository
@@ -95,14 +81,6 @@ export const makeContentPages = Effect.gen(function*() {
       return { locale: s?.default_locale ?? null, channel: s?.default_channel ?? null }
     })
 
-  const slugFor = (organizationId: string, title: string, id: string) =>
-    Effect.gen(function*() {
-      const base = slugify(title) || "page"
-      const suffixed = `${base.slice(0, 71)}-${id.replace(/-/g, "").slice(-8)}`
-      const taken = yield* repo.slugsTaken(organizationId, [base, suffixed])
-      return !taken.has(base) ? base : !taken.has(suffixed) ? suffixed : `${base.slice(0, 40)}-${id}`
-    })
-
   const ensureSlugFree = (organizationId: string, slug: string) =>
     Effect.flatMap(repo.slugsTaken(organizationId, [slug]), (taken) =>
       taken.has(slug) ? Effect.fail(new Conflict({ message: `content page slug ${slug} is taken` })) : Effect.void)
@@ -129,7 +107,7 @@ export const makeContentPages = Effect.gen(function*() {
           organizationId,
           familyId: input.familyId,
           title: input.title,
-          slug: input.slug ?? (yield* slugFor(organizationId, input.title, id)),
+          slug: input.slug ?? (yield* freeSlug(input.title, id, "page", (slugs) => repo.slugsTaken(organizationId, slugs))),
           status,
           attributes: values,
           createdAt: at,
@@ -153,15 +131,13 @@ export const makeContentPages = Effect.gen(function*() {
         let values: AttributeValues = current.attributes
         let touched: ReadonlyArray<string> = []
         if (input.attributes !== undefined) {
-          const { declared, removed } = undeclaredRemovals(specs, current.attributes, input.attributes)
+          const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, input.attributes)
           const checked = validateAttributeValues(specs, declared, ["attributes"])
           if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
           yield* checkMediaValues(media, organizationId, specs, checked.right)
-          const merged = mergeValues(current.attributes, checked.right)
-          const kept = { ...merged.merged }
-          for (const code of removed) delete kept[code]
-          values = kept
-          touched = [...merged.touched, ...removed]
+          const merged = mergeValues(current.attributes, { ...checked.right, ...removals })
+          values = merged.merged
+          touched = merged.touched
         }
         if (familyId !== current.familyId) {
           // Values kept from the old family must suit the new one.

@@ -1,13 +1,13 @@
 import { Either } from "effect"
 import { canonicalTags } from "../catalog/Tags.js"
-import { slugify } from "../catalog/Text.js"
+import { slugCandidates } from "../catalog/Slugs.js"
 import { unknownMediaIssues } from "../media/MediaValues.js"
-import { type AttributeSpec, type AttributeValues, validateAttributeValues, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
 import type { FamilySchema } from "../schema/FamilyRepository.js"
 import { Conflict, type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { CreateProduct, ProductRecord, UpdateProduct } from "./Product.js"
 import type { ProductWrite } from "./ProductRepository.js"
-import { mergeValues, missingRequired, productIndex, withoutRemovals } from "./ProductValues.js"
+import { mergeValues, missingRequired, productIndex, splitUndeclaredRemovals, withoutRemovals } from "./ProductValues.js"
 
 /**
  * Slugs taken in the organization (as far as the batch asked) and those claimed by the batch
@@ -28,8 +28,8 @@ export class SlugBook {
 
 /** The two slugs tried for a product written without one: from its name, then with a suffix from its id. */
 export const generatedSlugs = (name: string, id: string): readonly [string, string] => {
-  const base = slugify(name) || "product"
-  return [base, `${base.slice(0, 71)}-${id.replace(/-/g, "").slice(-8)}`]
+  const [base, suffixed] = slugCandidates(name, id, "product")
+  return [base, suffixed]
 }
 
 /** What the writes of one request refer to, so their context is loaded in a handful of queries. */
@@ -117,8 +117,8 @@ export const planCreate = (
     if (!ctx.slugs.isFree(input.slug)) return Either.left(slugTaken(input.slug))
     slug = input.slug
   } else {
-    const [base, suffixed] = generatedSlugs(input.name, id)
-    slug = ctx.slugs.isFree(base) ? base : ctx.slugs.isFree(suffixed) ? suffixed : `${base.slice(0, 40)}-${id}`
+    const [base, suffixed, last] = slugCandidates(input.name, id, "product")
+    slug = ctx.slugs.isFree(base) ? base : ctx.slugs.isFree(suffixed) ? suffixed : last
   }
   ctx.slugs.claim(slug)
   const product: ProductRecord = {
@@ -139,32 +139,6 @@ export const planCreate = (
     updatedAt: ctx.now
   }
   return Either.right({ product, index: productIndex(product.name, product.slug, values, schema.attributes) })
-}
-
-const isRemoval = (entry: unknown): boolean =>
-  typeof entry === "object" && entry !== null && "value" in entry && entry.value === null &&
-  "locale" in entry && "channel" in entry
-
-/**
- * A patch may remove values of codes the family does not declare (a detached attribute, or
- * the family just changed): entries `{locale, channel, value: null}` under such codes are
- * removals, not errors.
- */
-const splitUndeclaredRemovals = (
-  specs: ReadonlyMap<string, AttributeSpec>,
-  current: AttributeValues,
-  patch: Readonly<Record<string, unknown>>
-): { readonly declared: Record<string, unknown>; readonly removals: AttributeValues } => {
-  const declared: Record<string, unknown> = {}
-  const removals: Record<string, ReadonlyArray<ValueEntry>> = {}
-  for (const [code, entries] of Object.entries(patch)) {
-    if (!specs.has(code) && code in current && Array.isArray(entries) && entries.length > 0 && entries.every(isRemoval)) {
-      removals[code] = entries.map((e: { locale: string | null; channel: string | null }) => ({ locale: e.locale, channel: e.channel, value: null }))
-    } else {
-      declared[code] = entries
-    }
-  }
-  return { declared, removals }
 }
 
 const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((x, i) => x === b[i])

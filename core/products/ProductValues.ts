@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeValues, isFilled, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, isFilled, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -141,3 +141,29 @@ export const missingRequired = (
       message: `required attribute ${a.code} must be filled to activate the ${record}`,
       code: "required_attribute_missing"
     }))
+
+const isRemoval = (entry: unknown): boolean =>
+  typeof entry === "object" && entry !== null && "value" in entry && entry.value === null &&
+  "locale" in entry && "channel" in entry
+
+/**
+ * A patch may remove values of codes the family does not declare (a detached attribute, or
+ * the family just changed): entries `{locale, channel, value: null}` under such codes are
+ * removals, not errors.
+ */
+export const splitUndeclaredRemovals = (
+  specs: ReadonlyMap<string, AttributeSpec>,
+  current: AttributeValues,
+  patch: Readonly<Record<string, unknown>>
+): { readonly declared: Record<string, unknown>; readonly removals: AttributeValues } => {
+  const declared: Record<string, unknown> = {}
+  const removals: Record<string, ReadonlyArray<ValueEntry>> = {}
+  for (const [code, entries] of Object.entries(patch)) {
+    if (!specs.has(code) && code in current && Array.isArray(entries) && entries.length > 0 && entries.every(isRemoval)) {
+      removals[code] = entries.map((e: { locale: string | null; channel: string | null }) => ({ locale: e.locale, channel: e.channel, value: null }))
+    } else {
+      declared[code] = entries
+    }
+  }
+  return { declared, removals }
+}

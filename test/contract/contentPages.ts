@@ -79,6 +79,23 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         }
       }))
 
+    it.effect("removes values of a detached attribute scope by scope, as a product does", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const pages = yield* ContentPages
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "content", [attr("intro", { isLocalizable: true })])
+        const intro = [{ locale: "de", channel: null, value: "Hallo" }, { locale: "fr", channel: null, value: "Salut" }]
+        const made = yield* as(pages.create({ familyId: family.id, title: "Welcome", attributes: { intro } }))
+        const attachment = (yield* as((yield* Families).get(family.id))).attributes[0]
+        assert(attachment !== undefined)
+        yield* as((yield* Families).detach(family.id, attachment.attributeId))
+        const one = yield* as(pages.update(made.id, { attributes: { intro: [{ locale: "de", channel: null, value: null }] } }))
+        expect(one.attributes).toEqual({ intro: [{ locale: "fr", channel: null, value: "Salut" }] })
+        const none = yield* as(pages.update(made.id, { attributes: { intro: [{ locale: "fr", channel: null, value: null }] } }))
+        expect(none.attributes).toEqual({})
+      }))
+
     it.effect("checks the family and values, and activation needs the required attributes", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
