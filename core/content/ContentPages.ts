@@ -17,6 +17,7 @@ import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
 import { mergeValues, missingRequired, splitUndeclaredRemovals, withoutRemovals } from "../products/ProductValues.js"
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
+import { defaultScope } from "../tenancy/Organization.js"
 
 type Failure = ValidationFailed | Conflict | Forbidden
 
@@ -75,11 +76,8 @@ export const makeContentPages = Effect.gen(function*() {
         ? Effect.succeed(schema.value)
         : Effect.fail(ValidationFailed.one(["familyId"], `content family ${familyId} does not exist`, "unknown_family")))
 
-  const defaultScope = (organizationId: string) =>
-    Effect.map(organizationOf(organizationId), (o) => {
-      const s = Option.getOrNull(o)?.settings ?? null
-      return { locale: s?.default_locale ?? null, channel: s?.default_channel ?? null }
-    })
+  const scopeOf = (organizationId: string) =>
+    Effect.map(organizationOf(organizationId), (o) => defaultScope(Option.getOrNull(o)?.settings ?? null))
 
   const ensureSlugFree = (organizationId: string, slug: string) =>
     Effect.flatMap(repo.slugsTaken(organizationId, [slug]), (taken) =>
@@ -98,7 +96,7 @@ export const makeContentPages = Effect.gen(function*() {
         yield* checkMediaValues(media, organizationId, specs, checked.right)
         const values = withoutRemovals(checked.right)
         const status = input.status ?? "draft"
-        if (status === "active") yield* refuse(missingRequired(schema.attributes, values, yield* defaultScope(organizationId), "content page"))
+        if (status === "active") yield* refuse(missingRequired(schema.attributes, values, yield* scopeOf(organizationId), "content page"))
         const id = yield* crypto.uuid
         if (input.slug !== undefined) yield* ensureSlugFree(organizationId, input.slug)
         const at = yield* now
@@ -145,7 +143,7 @@ export const makeContentPages = Effect.gen(function*() {
           if (Either.isLeft(recheck)) return yield* ValidationFailed.of(recheck.left)
         }
         if (input.status === "active") {
-          yield* refuse(missingRequired(schema.attributes, values, yield* defaultScope(organizationId), "content page"))
+          yield* refuse(missingRequired(schema.attributes, values, yield* scopeOf(organizationId), "content page"))
         }
         if (input.slug !== undefined && input.slug !== current.slug) yield* ensureSlugFree(organizationId, input.slug)
         const next = new ContentPage({

@@ -25,6 +25,7 @@ import { ProductFacets, ProductList, ProductListJson, withField } from "./Produc
 import { resolveValues } from "./ProductValues.js"
 import { now } from "../shared/Tenant.js"
 import { isUuid } from "../shared/Fields.js"
+import { defaultScope } from "../tenancy/Organization.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
@@ -84,10 +85,8 @@ export const makeProducts = Effect.gen(function*() {
     Effect.flatMap(CurrentTenant, (t) => uow.read(t.organizationId, f(t.organizationId)))
 
   const orgDefaults = (organizationId: string) =>
-    Effect.map(organizations.findById(organizationId), (row) => {
-      const settings = Option.getOrNull(Option.flatMapNullable(row, (r) => r.organization.settings))
-      return { locale: settings?.default_locale ?? null, channel: settings?.default_channel ?? null }
-    })
+    Effect.map(organizations.findById(organizationId), (row) =>
+      defaultScope(Option.getOrNull(Option.flatMapNullable(row, (r) => r.organization.settings))))
 
   /** Loads everything `planCreate`/`planUpdate` check against; call inside the tenant transaction. */
   const planContext = (organizationId: string, needs: PlanNeeds) =>

@@ -10,6 +10,12 @@ export const OrganizationSettings = Schema.Struct({
 }).annotations(strict)
 export type OrganizationSettings = typeof OrganizationSettings.Type
 
+/** Where a required attribute must be filled: the default locale and channel, null where unset. */
+export const defaultScope = (settings: OrganizationSettings | null): { readonly locale: string | null; readonly channel: string | null } => ({
+  locale: settings?.default_locale ?? null,
+  channel: settings?.default_channel ?? null
+})
+
 export const BillingStatus = Schema.Literal("trialing", "active", "past_due", "paused", "cancelled")
 
 /** Read-only; written by a billing control plane. Null where the deployment does not bill. */

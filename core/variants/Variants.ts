@@ -18,6 +18,7 @@ import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
 import { type CreateVariant, type UpdateVariant, Variant, VariantList } from "./Variant.js"
 import { axesOf, axisKey, missingAxes } from "./VariantAxes.js"
 import { VariantRepository } from "./VariantRepository.js"
+import { defaultScope } from "../tenancy/Organization.js"
 
 export class Variants extends Context.Tag("catalog/Variants")<Variants, {
   readonly list: (
@@ -67,7 +68,7 @@ export const makeVariants = Effect.gen(function*() {
       return {
         specs: new Map(attributes.map((a) => [a.code, a])),
         axes: axesOf(attributes),
-        scope: { locale: settings?.default_locale ?? null, channel: settings?.default_channel ?? null }
+        scope: defaultScope(settings)
       }
     })
 
