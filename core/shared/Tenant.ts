@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { UnitOfWork } from "./UnitOfWork.js"
-import { toTimestamp, isUuid } from "./Fields.js"
+import { isUuid, toTimestamp } from "./Fields.js"
 import { type Actor, CurrentTenant } from "../tenancy/Actor.js"
 
 /** The current instant as the API writes it. */

@@ -1,7 +1,7 @@
 import { Cache, Context, Duration, Effect, Layer, Option } from "effect"
 import { Crypto } from "../shared/Crypto.js"
 import { Forbidden, Unauthenticated, ValidationFailed } from "../shared/Errors.js"
-import { toTimestamp, isUuid } from "../shared/Fields.js"
+import { isUuid, toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { Actor, Role } from "./Actor.js"
 import { type ApiKeyRecord, KEY_PREFIX } from "./ApiKey.js"
