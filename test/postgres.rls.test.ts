@@ -4,6 +4,8 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, Schema } from "effect"
 import { APP_ROLE } from "../adapters/sql/Rls.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
+import { snakeToCamel } from "../adapters/sql/NameCase.js"
+import { EXPORT_COLUMNS } from "../adapters/sql/TenantExport.js"
 import { TENANT_TABLES } from "../adapters/sql/TenantTables.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { postgresAvailable, postgresClient } from "./support/Postgres.js"
@@ -168,6 +170,23 @@ describe.runIf(available)("postgres row-level security", () => {
           where relkind = 'r' and ${sql.in("relname", TENANT_TABLES)}`.pipe(Effect.flatMap(Schema.decodeUnknown(Security)))
         const unprotected = TENANT_TABLES.filter((t) => !rows.some((r) => r.relname === t && r.relrowsecurity && r.relforcerowsecurity))
         expect(unprotected).toEqual([])
+      }))
+
+    it.effect("lists every JSON and boolean column of the tenant tables for the export, and no other", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql`select table_name, column_name, data_type from information_schema.columns
+          where table_schema = current_schema() and data_type in ('jsonb', 'boolean') and ${sql.in("table_name", TENANT_TABLES)}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ tableName: Schema.String, columnName: Schema.String, dataType: Schema.String }))))
+        )
+        const typed = rows
+          .filter((r) => !(EXPORT_COLUMNS[r.tableName]?.withheld ?? []).includes(snakeToCamel(r.columnName)))
+          .map((r) => `${r.tableName}.${snakeToCamel(r.columnName)}:${r.dataType}`)
+        const listed = Object.entries(EXPORT_COLUMNS).flatMap(([table, c]) => [
+          ...(c.json ?? []).map((column) => `${table}.${column}:jsonb`),
+          ...(c.booleans ?? []).map((column) => `${table}.${column}:boolean`)
+        ])
+        expect(typed.sort()).toEqual(listed.sort())
       }))
   })
 })

@@ -5,6 +5,7 @@ import { Billing, Organization, OrganizationSettings } from "../../core/tenancy/
 import { OrganizationRepository } from "../../core/tenancy/OrganizationRepository.js"
 import { IntColumn, JsonColumn, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { EXPORT_COLUMNS, exportRow } from "./TenantExport.js"
 import { TENANT_TABLES } from "./TenantTables.js"
 
 const Row = Schema.Struct({
@@ -30,9 +31,6 @@ const toOrganization = (row: typeof Row.Type) =>
   })
 
 const slugTaken = (slug: string) => new Conflict({ message: `organization slug ${slug} is taken` })
-
-/** Columns an export leaves out: credentials, which outlive the tenant in no file. */
-const CREDENTIALS: Readonly<Record<string, ReadonlyArray<string>>> = { api_keys: ["key_hash"], connectors: ["secret"] }
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -88,11 +86,11 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const tables: Record<string, ReadonlyArray<unknown>> = {}
         for (const table of TENANT_TABLES) {
-          const rows = yield* sql<Record<string, unknown>>`select * from ${sql(table)} where organization_id = ${id}`
-          const withheld = CREDENTIALS[table]
-          tables[table] = withheld === undefined
-            ? rows
-            : rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !withheld.includes(column))))
+          const orderBy = EXPORT_COLUMNS[table]?.orderBy
+          const rows = yield* sql<Record<string, unknown>>`select * from ${sql(table)} where organization_id = ${id}${
+            orderBy === undefined ? sql`` : sql` order by ${sql(orderBy)}`
+          }`
+          tables[table] = rows.map((row) => exportRow(table, row))
         }
         return tables
       }).pipe(Effect.orDie),

@@ -1,7 +1,10 @@
 import { SqlClient } from "@effect/sql"
+import { createHash } from "node:crypto"
 import { assert, expect, layer } from "@effect/vitest"
 import { Effect, Exit, type Layer, Option, Schema, TestClock } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { Connectors } from "../../core/connectors/Connectors.js"
+import { Products } from "../../core/products/Products.js"
 import { BlobStore } from "../../core/shared/BlobStore.js"
 import { Crypto } from "../../core/shared/Crypto.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
@@ -13,6 +16,7 @@ import { OrganizationRepository } from "../../core/tenancy/OrganizationRepositor
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { UserRepository } from "../../core/tenancy/UserRepository.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { schemaFixture, val } from "../support/CatalogFixtures.js"
 
 const eventsOf = (organizationId: string) =>
   Effect.gen(function*() {
@@ -147,13 +151,49 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(dump.organization.id).toBe(doomed.organization.id)
       expect(dump.tables.api_keys).toHaveLength(1)
       expect(dump.tables.api_keys[0].name).toBe("doomed")
-      expect(Object.keys(dump.tables.api_keys[0])).not.toContain("key_hash")
 
       const auth = yield* Authentication
       expect(Exit.isFailure(yield* Effect.exit(auth.principal(doomedKey.key)))).toBe(true)
       expect(Exit.isSuccess(yield* Effect.exit(auth.principal(survivorKey.key)))).toBe(true)
       const gone = yield* (yield* UnitOfWork).system((yield* OrganizationRepository).findById(doomed.organization.id))
       expect(Option.isNone(gone)).toBe(true)
+    }))
+
+  it.effect("exports a tenant in one shape on every database, without credentials or outbox bookkeeping", () =>
+    Effect.gen(function*() {
+      const doomed = yield* newTenant
+      const inDoomed = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, doomed.tenant)
+      const secret = "export-test-secret-0123456789"
+      const key = yield* inDoomed(Effect.gen(function*() {
+        const { family } = yield* schemaFixture
+        yield* (yield* Products).create({ familyId: family.id, name: "Boot", tags: ["Trail", "wet"], attributes: { weight: val(3) } })
+        yield* (yield* Connectors).install({ type: "headless", name: "Shop", config: { destination_url: "https://hooks.example.com/pim", secret } })
+        return yield* (yield* ApiKeys).create({ name: "doomed" })
+      }))
+      const result = yield* inDoomed((yield* Organizations).delete(doomed.organization.id, doomed.organization.slug))
+      const text = new TextDecoder().decode(yield* (yield* BlobStore).get(result.exportKey).pipe(Effect.map((b) => b ?? new Uint8Array())))
+      expect(text).not.toContain(createHash("sha256").update(key.key).digest("hex"))
+      expect(text).not.toContain(secret)
+      const { tables } = JSON.parse(text)
+
+      const [product] = tables.products
+      expect(product.attributes).toEqual({ weight: val(3) })
+      expect(product.tags).toEqual(["trail", "wet"])
+      expect(product).not.toHaveProperty("seq")
+      const weight = tables.attributes.find((a: { code: string }) => a.code === "weight")
+      expect(weight).toMatchObject({ label: { en: "Weight" }, isLocalizable: false, isScopable: false, isVariantAxis: false, validation: null })
+      expect(tables.attribute_families[0].label).toEqual({ en: "Shoes" })
+      expect(tables.connectors[0]).toMatchObject({ name: "Shop", events: expect.arrayContaining(["product.*"]), extraHeaders: {} })
+      expect(tables.connectors[0]).not.toHaveProperty("secret")
+      expect(tables.api_keys[0]).not.toHaveProperty("keyHash")
+
+      expect(tables.events.map((e: { name: string }) => e.name)).toEqual([
+        "organization.created", "attribute.created", "attribute.created", "attribute.created", "attribute.created",
+        "family.created", "family_attribute.created", "family_attribute.created", "family_attribute.created",
+        "family_attribute.created", "product.created", "connector.created", "api_key.created"
+      ])
+      expect(tables.events[0].payload).toEqual({ slug: doomed.organization.slug })
+      expect(Object.keys(tables.events[0]).sort()).toEqual(["actorId", "actorType", "createdAt", "entityId", "entityType", "id", "name", "organizationId", "payload"])
     }))
 
   it.effect("refuses deletion by an API key and answers another organization's id as not found", () =>

@@ -1,0 +1,51 @@
+/**
+ * How a tenant table's rows are written to the tenant export, so that the file is the same
+ * whichever database it came from: JSON columns as JSON (SQLite stores them as text), booleans
+ * as booleans (SQLite stores 0 and 1), and no column that only one dialect has or that must not
+ * outlive the tenant. Columns are named as rows arrive, in camelCase.
+ */
+interface ExportColumns {
+  readonly json?: ReadonlyArray<string>
+  readonly booleans?: ReadonlyArray<string>
+  readonly withheld?: ReadonlyArray<string>
+  /** The column that gives the rows' order, when they have one. */
+  readonly orderBy?: string
+}
+
+export const EXPORT_COLUMNS: Readonly<Record<string, ExportColumns>> = {
+  content_pages: { json: ["attributes"] },
+  variants: { json: ["attributes"] },
+  // SQLite's rowid for the search index; Postgres has none.
+  products: { json: ["attributes", "tags"], withheld: ["seq"] },
+  categories: { json: ["attributes"] },
+  brands: { json: ["attributes"] },
+  modifiers: { json: ["options"] },
+  attribute_groups: { json: ["label"] },
+  attributes: { json: ["label", "validation", "defaultValue"], booleans: ["isLocalizable", "isScopable", "isVariantAxis"] },
+  attribute_families: { json: ["label"] },
+  connector_deliveries: { booleans: ["ok"] },
+  connectors: { json: ["events", "extraHeaders"], withheld: ["secret"] },
+  api_keys: { withheld: ["keyHash"] },
+  // In the order they were recorded; the outbox's dispatch bookkeeping belongs to this database.
+  events: { json: ["payload"], withheld: ["seq", "xact", "dispatched", "claimedBy", "claimedUntil"], orderBy: "seq" }
+}
+
+const fromJson = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value)
+const fromBoolean = (value: unknown) => (typeof value === "number" ? value === 1 : value)
+
+/** One row of `table` as the export writes it. */
+export const exportRow = (table: string, row: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const columns = EXPORT_COLUMNS[table] ?? {}
+  const out: Record<string, unknown> = {}
+  for (const [column, value] of Object.entries(row)) {
+    if (columns.withheld?.includes(column)) continue
+    out[column] = value === null
+      ? null
+      : columns.json?.includes(column)
+      ? fromJson(value)
+      : columns.booleans?.includes(column)
+      ? fromBoolean(value)
+      : value
+  }
+  return out
+}
