@@ -1,8 +1,23 @@
 import { JSONSchema, Schema } from "effect"
 import { NonEmptyString, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
-/** Attribute values as written: code -> entries, checked against the family by the use case. */
-export const AttributeValuesField = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const AttributeValuesShape = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const { $schema: __, ...attributeValuesJsonSchema } = JSONSchema.make(AttributeValuesShape)
+
+/**
+ * Attribute values as written: code -> entries, checked against the family by the use case.
+ * The object is passed on as it is: decoding it as a record would make a `__proto__` key the
+ * object's prototype, and the code would vanish instead of being refused as undeclared.
+ */
+export const AttributeValuesField = Schema.declare(
+  (u): u is typeof AttributeValuesShape.Type => typeof u === "object" && u !== null && !Array.isArray(u),
+  {
+    identifier: "AttributeValues",
+    description: "attribute code -> entries {locale, channel, value}",
+    message: () => "must be an object of attribute code -> entries",
+    jsonSchema: attributeValuesJsonSchema
+  }
+)
 
 const StoredAttributeValuesShape = Schema.Record({
   key: Schema.String,

@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, isFilled, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -19,7 +19,7 @@ export const mergeValues = (
   const merged: Record<string, ReadonlyArray<ValueEntry>> = { ...current }
   const touched: Array<string> = []
   for (const [code, entries] of Object.entries(patch)) {
-    const before = current[code] ?? []
+    const before = entriesOf(current, code) ?? []
     let next: ReadonlyArray<ValueEntry> = before
     for (const entry of entries) {
       next = next.filter((e) => !sameScope(e, entry))
@@ -103,7 +103,7 @@ export const productIndex = (
 ): ProductIndex => {
   const numbers: Array<{ attributeId: string; value: number }> = []
   for (const attribute of attributes) {
-    const entries = values[attribute.code]
+    const entries = entriesOf(values, attribute.code)
     if (entries === undefined) continue
     const atDefault = entries.find((e) => e.locale === null && e.channel === null)
     const n = atDefault === undefined ? undefined : numberOf(attribute.type, atDefault.value)
@@ -121,7 +121,7 @@ export const productSearchText = (
 ): string => {
   const texts: Array<string> = [name, slug]
   for (const attribute of attributes) {
-    const entries = values[attribute.code]
+    const entries = entriesOf(values, attribute.code)
     if (entries !== undefined && TEXT_TYPES.has(attribute.type)) for (const e of entries) addTexts(e.value, texts)
   }
   return searchText(texts)
@@ -135,7 +135,7 @@ export const missingRequired = (
   record = "product"
 ): ReadonlyArray<Issue> =>
   attributes
-    .filter((a) => a.effectiveRequirement === "required" && !isFilled(a, values[a.code], scope))
+    .filter((a) => a.effectiveRequirement === "required" && !isFilled(a, entriesOf(values, a.code), scope))
     .map((a) => ({
       path: ["attributes", a.code],
       message: `required attribute ${a.code} must be filled to activate the ${record}`,
@@ -156,14 +156,15 @@ export const splitUndeclaredRemovals = (
   current: AttributeValues,
   patch: Readonly<Record<string, unknown>>
 ): { readonly declared: Record<string, unknown>; readonly removals: AttributeValues } => {
-  const declared: Record<string, unknown> = {}
-  const removals: Record<string, ReadonlyArray<ValueEntry>> = {}
+  // Built from pairs, which define every key as the object's own, `__proto__` included.
+  const declared: Array<[string, unknown]> = []
+  const removals: Array<[string, ReadonlyArray<ValueEntry>]> = []
   for (const [code, entries] of Object.entries(patch)) {
-    if (!specs.has(code) && code in current && Array.isArray(entries) && entries.length > 0 && entries.every(isRemoval)) {
-      removals[code] = entries.map((e: { locale: string | null; channel: string | null }) => ({ locale: e.locale, channel: e.channel, value: null }))
+    if (!specs.has(code) && Object.hasOwn(current, code) && Array.isArray(entries) && entries.length > 0 && entries.every(isRemoval)) {
+      removals.push([code, entries.map((e: { locale: string | null; channel: string | null }) => ({ locale: e.locale, channel: e.channel, value: null }))])
     } else {
-      declared[code] = entries
+      declared.push([code, entries])
     }
   }
-  return { declared, removals }
+  return { declared: Object.fromEntries(declared), removals: Object.fromEntries(removals) }
 }

@@ -44,6 +44,10 @@ export interface ValueEntry {
 /** A record's attribute values: code -> entries. */
 export type AttributeValues = Readonly<Record<string, ReadonlyArray<ValueEntry>>>
 
+/** The entries under `code`, from own keys only: `constructor` is a valid code, not Object.prototype's. */
+export const entriesOf = (values: AttributeValues, code: string): ReadonlyArray<ValueEntry> | undefined =>
+  Object.hasOwn(values, code) ? values[code] : undefined
+
 type Path = ReadonlyArray<string | number>
 
 const ENTRY_KEYS = new Set(["locale", "channel", "value"])

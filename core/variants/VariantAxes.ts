@@ -1,4 +1,4 @@
-import { type AttributeValues, isFilled } from "../schema/AttributeValues.js"
+import { type AttributeValues, entriesOf, isFilled } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import { canonicalJson } from "../shared/CanonicalJson.js"
@@ -12,7 +12,7 @@ export const axesOf = (attributes: ReadonlyArray<FamilyAttribute>): ReadonlyArra
 /** One issue per axis the variant leaves without a value at the organization's default scope. */
 export const missingAxes = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeValues, scope: Scope): ReadonlyArray<Issue> =>
   axes
-    .filter((a) => !isFilled(a, values[a.code], scope))
+    .filter((a) => !isFilled(a, entriesOf(values, a.code), scope))
     .map((a) => ({ path: ["attributes", a.code], message: `variant axis ${a.code} must have a value`, code: "variant_axis_missing" }))
 
 /**
@@ -25,7 +25,7 @@ export const axisKey = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeV
   return canonicalJson(
     axes.map((a) => [
       a.code,
-      [...(values[a.code] ?? [])].sort((x, y) => scoped(x).localeCompare(scoped(y))).map((e) => [e.locale, e.channel, e.value])
+      [...(entriesOf(values, a.code) ?? [])].sort((x, y) => scoped(x).localeCompare(scoped(y))).map((e) => [e.locale, e.channel, e.value])
     ])
   )
 }

@@ -204,6 +204,34 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(names).toEqual(["product.created", "product.created", "product.created", "product.updated", "product.deleted"])
       }))
 
+    it.effect("reads `constructor` as an attribute code like any other, and `toString` or `__proto__` as undeclared ones", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const products = yield* Products
+          const code = yield* attributes.create({ code: "constructor", label: { en: "Maker" }, type: "text", requirement: "required" })
+          const family = yield* families.create({ code: "made", label: { en: "Made" } })
+          yield* families.attach(family.id, { attributeId: code.id })
+          const draft = yield* products.create({ familyId: family.id, name: "Unmade" })
+          const inactive = yield* failureOf(products.create({ familyId: family.id, name: "Active", status: "active" }))
+          const active = yield* products.create({ familyId: family.id, name: "Made", status: "active", attributes: { constructor: val("Acme") } })
+          const cleared = yield* products.update(active.id, { status: "draft", attributes: { constructor: val(null) } })
+          const undeclared = yield* products.bulk(JSON.parse(`[
+            {"op": "update", "id": "${draft.id}", "attributes": {"toString": [{"locale": null, "channel": null, "value": null}]}},
+            {"op": "update", "id": "${draft.id}", "attributes": {"__proto__": [{"locale": null, "channel": null, "value": "x"}]}},
+            {"op": "create", "familyId": "${family.id}", "name": "Bulk", "attributes": {"constructor": [{"locale": null, "channel": null, "value": "B"}]}}
+          ]`))
+          return { draft, inactive, active, cleared, undeclared }
+        }))
+        expect(result.draft.attributes).toEqual({})
+        expect(result.inactive).toContain("required_attribute_missing")
+        expect(result.active.attributes).toEqual({ constructor: val("Acme") })
+        expect(result.cleared.attributes).toEqual({})
+        const issues = result.undeclared.map((r) => (r.ok ? "ok" : r.error._tag === "ValidationFailed" ? r.error.issues.map((i) => `${i.path.join(".")} ${i.code}`) : r.error._tag))
+        expect(issues).toEqual([["attributes.toString unknown_attribute"], ["attributes.__proto__ unknown_attribute"], "ok"])
+      }))
+
     it.effect("deletes an attribute's stored values from products, and the family in use answers Conflict", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
