@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { Conflict } from "../../core/shared/Errors.js"
 import { Variant, VariantStatus } from "../../core/variants/Variant.js"
 import { VariantRepository, type VariantWrite } from "../../core/variants/VariantRepository.js"
+import { axisDigest } from "./AxisDigest.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -37,14 +38,14 @@ export const make = Effect.gen(function*() {
 
   return VariantRepository.of({
     insert: (w) =>
-      sql`insert into variants ${sql.insert({ ...w.variant, attributes: toJson(w.variant.attributes), axisKey: w.axisKey })}`.pipe(
+      sql`insert into variants ${sql.insert({ ...w.variant, attributes: toJson(w.variant.attributes), axisKey: axisDigest(w.axisKey) })}`.pipe(
         Effect.asVoid,
         Effect.catchTag("SqlError", conflict(w))
       ),
     update: (w) => {
       const v = w.variant
       return sql`update variants set sku = ${v.sku}, name = ${v.name}, status = ${v.status}, attributes = ${toJson(v.attributes)},
-          axis_key = ${w.axisKey}, position = ${v.position}, updated_at = ${v.updatedAt}
+          axis_key = ${axisDigest(w.axisKey)}, position = ${v.position}, updated_at = ${v.updatedAt}
           where organization_id = ${v.organizationId} and id = ${v.id}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", conflict(w)))
     },
     remove: (organizationId, productId, id) =>

@@ -153,4 +153,19 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         assert(colour !== undefined)
         expect(yield* as((yield* Attributes).usage(colour.id))).toMatchObject({ products: 0, variants: 3, total: 3 })
       }))
+
+    it.effect("keeps combinations of long axis values unique, however long", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("engraving", { isVariantAxis: true })])
+        const ring = yield* as((yield* Products).create({ familyId: family.id, name: "Ring" }))
+        // Varied text, so that Postgres cannot compress the key below its index's limit.
+        const long = Array.from({ length: 3000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000))).join("")
+        yield* as(variants.create(ring.id, { sku: "R-1", attributes: { engraving: entry(long) } }))
+        yield* as(variants.create(ring.id, { sku: "R-2", attributes: { engraving: entry(`${long}!`) } }))
+        failsWith(yield* Effect.exit(as(variants.create(ring.id, { sku: "R-3", attributes: { engraving: entry(long) } }))), "Conflict")
+        expect((yield* as(variants.list(ring.id, page))).data.map((v) => v.sku)).toEqual(["R-1", "R-2"])
+      }))
   })

@@ -14,6 +14,7 @@ import facetLinkColumns from "./0017_facet_link_columns.js"
 import eventsByOrganization from "./0018_events_by_organization.js"
 import tenantProductsView from "./0019_tenant_products_view.js"
 import eventsTransaction from "./0020_events_transaction.js"
+import variantAxisDigest from "./0021_variant_axis_digest.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -32,5 +33,6 @@ export const migrations = {
   "17_facet_link_columns": facetLinkColumns,
   "18_events_by_organization": eventsByOrganization,
   "19_tenant_products_view": tenantProductsView,
-  "20_events_transaction": eventsTransaction
+  "20_events_transaction": eventsTransaction,
+  "21_variant_axis_digest": variantAxisDigest
 }
