@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 import { AttributeValuesField, StoredAttributeValues } from "./Category.js"
 
 /** A brand; its name is unique per organization, ignoring case. */
@@ -16,14 +16,14 @@ export class Brand extends Schema.Class<Brand>("Brand")({
 }) {}
 
 export const CreateBrand = Schema.Struct({
-  name: NonEmptyString,
+  name: Name,
   slug: Schema.optional(Slug),
   attributes: Schema.optional(AttributeValuesField)
 })
 export type CreateBrand = typeof CreateBrand.Type
 
 export const UpdateBrand = Schema.Struct({
-  name: Schema.optional(NonEmptyString),
+  name: Schema.optional(Name),
   slug: Schema.optional(Slug),
   attributes: Schema.optional(AttributeValuesField)
 })

@@ -1,5 +1,5 @@
 import { JSONSchema, Schema } from "effect"
-import { NonEmptyString, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 const AttributeValuesShape = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const { $schema: __, ...attributeValuesJsonSchema } = JSONSchema.make(AttributeValuesShape)
@@ -68,7 +68,7 @@ export class Category extends Schema.Class<Category>("Category")({
 }) {}
 
 export const CreateCategory = Schema.Struct({
-  name: NonEmptyString,
+  name: Name,
   slug: Schema.optional(Slug),
   parentId: Schema.optional(Schema.NullOr(Uuid)),
   position: Schema.optional(Position),
@@ -77,7 +77,7 @@ export const CreateCategory = Schema.Struct({
 export type CreateCategory = typeof CreateCategory.Type
 
 export const UpdateCategory = Schema.Struct({
-  name: Schema.optional(NonEmptyString),
+  name: Schema.optional(Name),
   slug: Schema.optional(Slug),
   parentId: Schema.optional(Schema.NullOr(Uuid)),
   position: Schema.optional(Position),

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
-import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const ContentPageStatus = Schema.Literal("draft", "active", "archived")
 export type ContentPageStatus = typeof ContentPageStatus.Type
@@ -20,7 +20,7 @@ export class ContentPage extends Schema.Class<ContentPage>("ContentPage")({
 
 export const CreateContentPage = Schema.Struct({
   familyId: Uuid,
-  title: NonEmptyString,
+  title: Name,
   slug: Schema.optional(Slug),
   status: Schema.optional(ContentPageStatus),
   attributes: Schema.optional(AttributeValuesField)
@@ -29,7 +29,7 @@ export type CreateContentPage = typeof CreateContentPage.Type
 
 export const UpdateContentPage = Schema.Struct({
   familyId: Schema.optional(Uuid),
-  title: Schema.optional(NonEmptyString),
+  title: Schema.optional(Name),
   slug: Schema.optional(Slug),
   status: Schema.optional(ContentPageStatus),
   attributes: Schema.optional(AttributeValuesField)

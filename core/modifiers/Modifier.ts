@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
-import { Code, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, Name, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
 export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
@@ -32,14 +32,14 @@ export class Modifier extends Schema.Class<Modifier>("Modifier")({
 
 export const CreateModifier = Schema.Struct({
   code: Code,
-  name: NonEmptyString,
+  name: Name,
   type: ModifierType,
   options: Schema.optional(Schema.Array(ModifierOption))
 })
 export type CreateModifier = typeof CreateModifier.Type
 
 export const UpdateModifier = Schema.Struct({
-  name: Schema.optional(NonEmptyString),
+  name: Schema.optional(Name),
   type: Schema.optional(ModifierType),
   options: Schema.optional(Schema.Array(ModifierOption))
 })

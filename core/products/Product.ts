@@ -1,7 +1,7 @@
 import { Brand, Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { TagsInput } from "../catalog/Tags.js"
-import { NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const ProductStatus = Schema.Literal("draft", "active", "archived")
 export type ProductStatus = typeof ProductStatus.Type
@@ -89,7 +89,7 @@ const CategoryIds = Schema.Array(Uuid).pipe(Schema.maxItems(100, { message: () =
 
 export const CreateProduct = Schema.Struct({
   familyId: Uuid,
-  name: NonEmptyString,
+  name: Name,
   slug: Schema.optional(Slug),
   status: Schema.optional(ProductStatus),
   brandId: Schema.optional(Schema.NullOr(Uuid)),
@@ -101,7 +101,7 @@ export type CreateProduct = typeof CreateProduct.Type
 
 export const UpdateProduct = Schema.Struct({
   familyId: Schema.optional(Uuid),
-  name: Schema.optional(NonEmptyString),
+  name: Schema.optional(Name),
   slug: Schema.optional(Slug),
   status: Schema.optional(ProductStatus),
   brandId: Schema.optional(Schema.NullOr(Uuid)),

@@ -53,6 +53,9 @@ export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: 
 export const maxCharacters = (max: number, message: string) => <I, R>(self: Schema.Schema<string, I, R>) =>
   self.pipe(Schema.filter((s) => Array.from(s).length <= max, { message: () => message }))
 
+/** A record's name or title: lists sort by it and indexes hold it, so it has a bound. */
+export const Name = NonEmptyString.pipe(maxCharacters(255, "must be at most 255 characters"))
+
 /** An ISO 8601 date-time with an explicit zone, kept as the string sent. */
 export const DateTimeString = Schema.String.pipe(
   Schema.filter((s) => datetimeMillis(s) !== undefined, {

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { DateTimeString, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
+import { DateTimeString, Name, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 
 export const ApiKeyStatus = Schema.Literal("active", "revoked", "expired")
@@ -38,13 +38,13 @@ export interface ApiKeyRecord {
 }
 
 export const CreateApiKey = Schema.Struct({
-  name: NonEmptyString,
+  name: Name,
   expiresAt: Schema.optional(DateTimeString)
 })
 
 /** `name` is the only editable field; `expiresAt` is accepted only when it equals the current one. */
 export const RenameApiKey = Schema.Struct({
-  name: NonEmptyString,
+  name: Name,
   expiresAt: Schema.optional(Unchangeable)
 })
 export type RenameApiKey = typeof RenameApiKey.Type

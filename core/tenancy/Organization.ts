@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** The only settings an organization accepts; any other key is refused on write. */
 export const OrganizationSettings = Schema.Struct({
@@ -48,12 +48,15 @@ export class OrganizationDetails extends Schema.Class<OrganizationDetails>("Orga
 }) {}
 
 export const InitialAdmin = Schema.Struct({
-  email: Schema.optional(Schema.String.pipe(Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" }))),
+  email: Schema.optional(Schema.String.pipe(
+    Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
+    Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+  )),
   userId: Schema.optional(Uuid)
 }).annotations(strict)
 
 export const CreateOrganization = Schema.Struct({
-  name: NonEmptyString,
+  name: Name,
   slug: Slug,
   settings: Schema.optional(Schema.NullOr(OrganizationSettings)),
   initialAdmin: Schema.optional(InitialAdmin)
@@ -61,7 +64,7 @@ export const CreateOrganization = Schema.Struct({
 export type CreateOrganization = typeof CreateOrganization.Type
 
 export const UpdateOrganization = Schema.Struct({
-  name: Schema.optional(NonEmptyString),
+  name: Schema.optional(Name),
   slug: Schema.optional(Slug),
   settings: Schema.optional(Schema.NullOr(OrganizationSettings))
 })

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
-import { NonEmptyString, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, NonEmptyString, Position, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const VariantStatus = Schema.Literal("draft", "active", "archived")
 export type VariantStatus = typeof VariantStatus.Type
@@ -28,7 +28,7 @@ export class Variant extends Schema.Class<Variant>("Variant")({
 
 export const CreateVariant = Schema.Struct({
   sku: Sku,
-  name: Schema.optional(NonEmptyString),
+  name: Schema.optional(Name),
   status: Schema.optional(VariantStatus),
   attributes: Schema.optional(AttributeValuesField),
   position: Schema.optional(NonNegative)
@@ -37,7 +37,7 @@ export type CreateVariant = typeof CreateVariant.Type
 
 export const UpdateVariant = Schema.Struct({
   sku: Schema.optional(Sku),
-  name: Schema.optional(NonEmptyString),
+  name: Schema.optional(Name),
   status: Schema.optional(VariantStatus),
   attributes: Schema.optional(AttributeValuesField),
   position: Schema.optional(NonNegative)

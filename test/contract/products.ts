@@ -232,6 +232,27 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(issues).toEqual([["attributes.toString unknown_attribute"], ["attributes.__proto__ unknown_attribute"], "ok"])
       }))
 
+    it.effect("stores names of 255 characters in any script, and refuses longer ones", () =>
+      Effect.gen(function*() {
+        // Varied characters of four bytes each, so that no database can compress them below its index's limit.
+        const longest = Array.from({ length: 255 }, (_, i) => String.fromCodePoint(0x20000 + ((i * 7919) % 40000))).join("")
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const bulk = yield* products.bulk([
+            { op: "create", familyId: family.id, name: longest },
+            { op: "create", familyId: family.id, name: `${longest}x` }
+          ])
+          const category = yield* (yield* Categories).create({ name: longest })
+          const brand = yield* (yield* Brands).create({ name: longest })
+          const sorted = yield* products.list({ familyId: family.id, sortBy: "name" })
+          return { bulk, category, brand, sorted }
+        }))
+        expect(result.bulk.map((r) => (r.ok ? "ok" : r.error._tag === "ValidationFailed" ? r.error.issues.map((i) => i.path.join(".")) : r.error._tag))).toEqual(["ok", ["name"]])
+        expect(result.sorted.data.map((p) => p.name)).toEqual([longest])
+        expect([result.category.name, result.brand.name]).toEqual([longest, longest])
+      }))
+
     it.effect("deletes an attribute's stored values from products, and the family in use answers Conflict", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

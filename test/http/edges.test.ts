@@ -148,6 +148,25 @@ describe("the error envelope at the edges", () => {
     }
   })
 
+  it("takes names of up to 255 characters and refuses longer ones with 422 naming the field", async () => {
+    const t = await host.tenant()
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "named", label: { en: "Named" } } })
+    const writes = (name: string) => [
+      ["POST", "/v1/products", { familyId: family.json.id, name }],
+      ["POST", "/v1/categories", { name }],
+      ["POST", "/v1/brands", { name }],
+      ["POST", "/v1/api-keys", { name }],
+      ["PATCH", "/v1/organizations/me", { name }]
+    ] as const
+    for (const [method, path, body] of writes("名".repeat(256))) {
+      const r = await t.req(method, path, { body })
+      expect([path, r.status, r.json.error?.details.issues[0].path]).toEqual([path, 422, ["name"]])
+    }
+    for (const [method, path, body] of writes("名".repeat(255))) {
+      expect([path, (await t.req(method, path, { body })).status]).toEqual([path, method === "POST" ? 201 : 200])
+    }
+  })
+
   it("refuses text no database can store alike (U+0000, unpaired surrogates) in bodies and queries with 422 naming the path", async () => {
     const t = await host.tenant()
     const family = await t.req("POST", "/v1/attribute-families", { body: { code: "nul_test", label: { en: "Nul" } } })

@@ -81,7 +81,9 @@ describe("organizations", () => {
       expect(nobody.status).toBe(422)
       expect(nobody.json.error.details.issues.map((i: { path: Array<string>; code: string }) => [i.path, i.code])).toEqual([[["initialAdmin"], "required"]])
     }
-    expect((await post({ name: "x", slug: `fine-${uuid().slice(0, 8)}`, initialAdmin: { email: "fine@example.com" } })).status).toBe(201)
+    const longEmail = await post({ name: "x", slug: "fine", initialAdmin: { email: `${"a".repeat(243)}@example.com` } })
+    expect([longEmail.status, longEmail.json.error.details.issues[0].path]).toEqual([422, ["initialAdmin", "email"]])
+    expect((await post({ name: "x", slug: `fine-${uuid().slice(0, 8)}`, initialAdmin: { email: `${"a".repeat(242)}@example.com` } })).status).toBe(201)
     const t = await host.tenant()
     const taken = await post({ name: "x", slug: t.organization.slug, initialAdmin: { email: "taken@example.com" } })
     expect(taken.status).toBe(409)
