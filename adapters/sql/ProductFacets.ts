@@ -20,7 +20,8 @@ const ConnectorRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.NullOr(Schema.String), count: IntColumn }))
 )
 
-const STATUSES: ReadonlyArray<ProductStatus> = ["draft", "active", "archived"]
+/** In value order: the order of ties, and so of the empty statuses `includeEmpty` adds. */
+const STATUSES: ReadonlyArray<ProductStatus> = ["active", "archived", "draft"]
 
 const GroupRows = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({

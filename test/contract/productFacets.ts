@@ -49,6 +49,22 @@ export const productFacetsSuite = <E>(name: string, storage: Layer.Layer<Storage
         expect(result.listed.data.every((p) => p.thumbnailUrl === null && p.categoryIds.length === 1)).toBe(true)
       }))
 
+    it.effect("lists empty statuses with includeEmpty after the counted ones, in value order like every tie", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const brand = yield* (yield* Brands).create({ name: "Solo" })
+          yield* products.create({ familyId: family.id, name: "only", brandId: brand.id, status: "active", attributes: { weight: val(1) } })
+          return {
+            one: yield* products.facets({ brandId: brand.id, includeEmpty: true }),
+            none: yield* products.facets({ q: "nothing-matches-this", includeEmpty: true })
+          }
+        }))
+        expect(result.one.statuses).toEqual([{ value: "active", count: 1 }, { value: "archived", count: 0 }, { value: "draft", count: 0 }])
+        expect(result.none.statuses.map((s) => s.value)).toEqual(["active", "archived", "draft"])
+      }))
+
     it.effect("counts facets over a search's matches, near misses included, with the other filters applied", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
