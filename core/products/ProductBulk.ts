@@ -59,6 +59,7 @@ type Step =
   | { readonly op: "create"; readonly index: number; readonly write: ProductWrite; readonly input: CreateProduct }
   | { readonly op: "update"; readonly index: number; readonly write: ProductWrite; readonly changedFields: ReadonlyArray<string> }
   | { readonly op: "delete"; readonly index: number; readonly product: ProductRecord }
+type CreateStep = Extract<Step, { op: "create" }>
 
 export interface BulkDeps {
   readonly planContext: (needs: PlanNeeds) => Effect.Effect<PlanContext>
@@ -70,10 +71,10 @@ export interface BulkDeps {
 }
 
 /**
- * Every item is decoded and planned against context loaded once for the whole batch; the
- * creates go in as one multi-row insert (item by item, each in its own savepoint, only if
- * that insert is refused), updates each in a savepoint; deletes, which planning has already
- * found and locked, cannot be refused. One event per item that succeeded. Runs inside the
+ * Every item is decoded and planned against context loaded once for the whole batch, then
+ * written in item order: each run of creates as one multi-row insert (item by item, each in
+ * its own savepoint, only if that insert is refused), updates each in a savepoint; deletes,
+ * which planning has already found and locked, cannot be refused. One event per item that succeeded. Runs inside the
  * caller's tenant transaction.
  */
 export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, deps: BulkDeps) =>
@@ -126,6 +127,7 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       }
       if (d.op === "delete") {
         state.set(d.id, null)
+        context.slugs.release(current.slug)
         steps.push({ op: "delete", index: d.index, product: current })
         continue
       }
@@ -137,12 +139,13 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       }
     }
 
+    // In item order, so that a slug an item frees is free for the items after it; creates
+    // next to each other go in as one multi-row insert.
     const done = new Set<number>()
-    const creates = steps.flatMap((s) => (s.op === "create" ? [s] : []))
-    if (creates.length > 0) {
-      const batch = yield* Effect.either(deps.nestedTransaction(repo.insert(creates.map((c) => c.write))))
-      if (Either.isRight(batch)) creates.forEach((c) => done.add(c.index))
-      else {
+    const insertAll = (creates: ReadonlyArray<CreateStep>) =>
+      Effect.gen(function*() {
+        const batch = yield* Effect.either(deps.nestedTransaction(repo.insert(creates.map((c) => c.write))))
+        if (Either.isRight(batch)) return creates.forEach((c) => done.add(c.index))
         for (const c of creates) {
           let one = yield* Effect.either(deps.nestedTransaction(repo.insert([c.write])))
           if (Either.isLeft(one) && one.left._tag === "Conflict" && c.input.slug === undefined) {
@@ -157,9 +160,15 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
           if (Either.isLeft(one)) fail(c.index, one.left)
           else done.add(c.index)
         }
+      })
+    let creates: Array<CreateStep> = []
+    for (const s of [...steps]) {
+      if (s.op === "create") {
+        creates.push(s)
+        continue
       }
-    }
-    for (const s of steps) {
+      if (creates.length > 0) yield* insertAll(creates)
+      creates = []
       if (s.op === "update") {
         if (s.changedFields.length === 0) {
           done.add(s.index)
@@ -168,11 +177,12 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
         const r = yield* Effect.either(deps.nestedTransaction(repo.update(s.write)))
         if (Either.isLeft(r)) fail(s.index, r.left)
         else done.add(s.index)
-      } else if (s.op === "delete") {
+      } else {
         yield* repo.delete(organizationId, s.product.id)
         done.add(s.index)
       }
     }
+    if (creates.length > 0) yield* insertAll(creates)
 
     const announced: Array<NewEvent> = []
     for (const s of steps) {

@@ -24,6 +24,10 @@ export class SlugBook {
   claim(slug: string): void {
     this.taken.add(slug)
   }
+  /** A slug an earlier item of the batch gave up (by a rename or a deletion). */
+  release(slug: string): void {
+    this.taken.delete(slug)
+  }
 }
 
 /** The two slugs tried for a product written without one: from its name, then with a suffix from its id. */
@@ -187,6 +191,7 @@ export const planUpdate = (
   if (patch.slug !== undefined && patch.slug !== current.slug) {
     if (!ctx.slugs.isFree(patch.slug)) return Either.left(slugTaken(patch.slug))
     ctx.slugs.claim(patch.slug)
+    ctx.slugs.release(current.slug)
     slug = patch.slug
   }
   const tags = patch.tags === undefined ? current.tags : canonicalTags(patch.tags)

@@ -204,6 +204,31 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(names).toEqual(["product.created", "product.created", "product.created", "product.updated", "product.deleted"])
       }))
 
+    it.effect("frees a slug for the later items of a bulk batch once an earlier item renames or deletes its product", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const gone = yield* products.create({ familyId: family.id, name: "Gone", slug: "reuse-me" })
+          const renamed = yield* products.create({ familyId: family.id, name: "Renamed", slug: "swap-a" })
+          const other = yield* products.create({ familyId: family.id, name: "Other", slug: "other" })
+          const late = yield* products.create({ familyId: family.id, name: "Late", slug: "late" })
+          const results = yield* products.bulk([
+            { op: "delete", id: gone.id },
+            { op: "create", familyId: family.id, name: "Heir", slug: "reuse-me" },
+            { op: "update", id: renamed.id, slug: "swap-c" },
+            { op: "update", id: other.id, slug: "swap-a" },
+            { op: "create", familyId: family.id, name: "Too early", slug: "late" },
+            { op: "delete", id: late.id },
+            { op: "create", familyId: family.id, name: "Other" }
+          ])
+          const listed = yield* products.list({ familyId: family.id, sortBy: "slug" })
+          return { results, slugs: listed.data.map((p) => `${p.name}:${p.slug}`) }
+        }))
+        expect(result.results.map((r) => (r.ok ? "ok" : r.error._tag))).toEqual(["ok", "ok", "ok", "ok", "Conflict", "ok", "ok"])
+        expect(result.slugs).toEqual(["Other:other", "Heir:reuse-me", "Other:swap-a", "Renamed:swap-c"])
+      }))
+
     it.effect("reads `constructor` as an attribute code like any other, and `toString` or `__proto__` as undeclared ones", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
