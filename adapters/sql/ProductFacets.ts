@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
+import { caseKey } from "../../core/catalog/Text.js"
 import { ProductStatus } from "../../core/products/Product.js"
 import type { FacetCounts, FacetDimension, FacetOptions, ProductFilter } from "../../core/products/ProductFilter.js"
 import { IntColumn, JsonColumn } from "./Columns.js"
@@ -186,7 +187,7 @@ export const facetsOf = (
     // The brand filter by slug or name, as the ids it names.
     const namedBrands = filter.brand === undefined ? undefined : new Set(
       (yield* sql`select id from brands where organization_id = ${organizationId}
-        and (slug = ${filter.brand} or lower(name) = ${filter.brand.toLowerCase()})`.pipe(Effect.flatMap(IdRows))).map((r) => r.id)
+        and (slug = ${filter.brand} or name_key = ${caseKey(filter.brand)})`.pipe(Effect.flatMap(IdRows))).map((r) => r.id)
     )
     const matches = {
       families: (g: Group) => filter.familyId === undefined || g.familyId === filter.familyId,

@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
+import { caseKey } from "../../core/catalog/Text.js"
 import type { FacetDimension, ProductFilter } from "../../core/products/ProductFilter.js"
 import { type DenseFilters, SPARSE } from "./ProductDensity.js"
 import { searchOf } from "./ProductSearch.js"
@@ -26,7 +27,7 @@ const ownColumnConditions = (
   if (filter.familyId !== undefined && !omit("families")) c.push(sql`${column("family_id")} = ${filter.familyId}`)
   if (filter.brand !== undefined && !omit("brands")) {
     c.push(sql`${column("brand_id")} in (select b.id from brands b where b.organization_id = ${organizationId}
-      and (b.slug = ${filter.brand} or lower(b.name) = ${filter.brand.toLowerCase()}))`)
+      and (b.slug = ${filter.brand} or b.name_key = ${caseKey(filter.brand)}))`)
   }
   if (filter.brandId !== undefined && !omit("brands")) c.push(sql`${column("brand_id")} = ${filter.brandId}`)
   if (filter.connectorId !== undefined && !omit("connectors")) c.push(sql`${column("source_connector_id")} = ${filter.connectorId}`)

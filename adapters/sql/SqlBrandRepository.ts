@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Brand } from "../../core/catalog/Brand.js"
+import { caseKey } from "../../core/catalog/Text.js"
 import { BrandRepository } from "../../core/catalog/BrandRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { BooleanColumn, StoredValuesColumn, toJson } from "./Columns.js"
@@ -26,6 +27,7 @@ const columns = (b: Brand) => ({
   id: b.id,
   organizationId: b.organizationId,
   name: b.name,
+  nameKey: caseKey(b.name),
   slug: b.slug,
   attributes: toJson(b.attributes),
   createdBy: b.createdBy,
@@ -40,9 +42,9 @@ export const make = Effect.gen(function*() {
 
   // Asked before writing: after a refused write Postgres accepts no statement until rollback.
   const clash = (b: Brand) =>
-    sql`select lower(name) = ${b.name.toLowerCase()} as by_name from brands
+    sql`select name_key = ${caseKey(b.name)} as by_name from brands
         where organization_id = ${b.organizationId} and id <> ${b.id}
-          and (lower(name) = ${b.name.toLowerCase()} or slug = ${b.slug}) limit 1`.pipe(
+          and (name_key = ${caseKey(b.name)} or slug = ${b.slug}) limit 1`.pipe(
       Effect.flatMap(ClashRows),
       Effect.orDie,
       Effect.flatMap((rows) =>
@@ -83,7 +85,7 @@ export const make = Effect.gen(function*() {
         Effect.map((r) => Option.fromNullable(r[0]))
       ),
     list: (organizationId) =>
-      sql`select * from brands where organization_id = ${organizationId} order by lower(name), id`.pipe(Effect.orDie, Effect.flatMap(all)),
+      sql`select * from brands where organization_id = ${organizationId} order by name_key, id`.pipe(Effect.orDie, Effect.flatMap(all)),
     existing: (organizationId, ids) => heldIds(sql, "brands", organizationId, ids),
     slugsTaken: (organizationId, slugs) => presentValues(sql, "brands", "slug", organizationId, slugs)
   })

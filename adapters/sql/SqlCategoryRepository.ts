@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Category } from "../../core/catalog/Category.js"
 import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
+import { caseKey } from "../../core/catalog/Text.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
@@ -29,6 +30,7 @@ const columns = (c: Category) => ({
   organizationId: c.organizationId,
   parentId: c.parentId,
   name: c.name,
+  nameKey: caseKey(c.name),
   slug: c.slug,
   position: c.position,
   attributes: toJson(c.attributes),
@@ -70,12 +72,12 @@ export const make = Effect.gen(function*() {
         Effect.map((r) => Option.fromNullable(r[0]))
       ),
     list: (organizationId, query) => {
-      const like = query.q === undefined ? undefined : `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      const like = query.q === undefined ? undefined : `%${caseKey(query.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
       return sql`select * from categories where ${
         sql.and([
           sql`organization_id = ${organizationId}`,
           ...(query.parentId !== undefined ? [sql`parent_id = ${query.parentId}`] : []),
-          ...(like !== undefined ? [sql`(lower(name) like ${like} escape '\\' or slug like ${like} escape '\\')`] : [])
+          ...(like !== undefined ? [sql`(name_key like ${like} escape '\\' or slug like ${like} escape '\\')`] : [])
         ])
       } order by position, name, id`.pipe(Effect.orDie, Effect.flatMap(all))
     },

@@ -13,3 +13,6 @@ export const searchText = (parts: ReadonlyArray<string>): string => {
   const words = foldText(parts.join(" ")).replace(/[^\p{L}\p{N}]+/gu, " ").trim()
   return words.length === 0 ? "" : ` ${words} `
 }
+
+/** What a name is compared by when case does not count: composed (NFC), then lower-cased, in every script. */
+export const caseKey = (name: string): string => name.normalize("NFC").toLowerCase()

@@ -78,6 +78,32 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(result.after.updatedAt >= result.p.updatedAt).toBe(true)
       }))
 
+    it.effect("matches brand and category names ignoring case in every script, as it refuses taken brand names", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const brands = yield* Brands
+          const products = yield* Products
+          const categories = yield* Categories
+          const { family } = yield* schemaFixture
+          const emile = yield* brands.create({ name: "Émile" })
+          yield* products.create({ familyId: family.id, name: "Chair", brandId: emile.id })
+          // The same name with its accent as a combining mark (NFD).
+          const decomposed = "E\u0301MILE"
+          const clash = yield* failureOf(brands.create({ name: "émile", slug: "emile-again" }))
+          yield* categories.create({ name: "Ärger" })
+          return {
+            clash,
+            byName: yield* Effect.forEach(["émile", "ÉMILE", decomposed], (brand) => Effect.map(products.list({ brand, withTotal: true }), (l) => l.total)),
+            facets: (yield* products.facets({ brand: "ÉMILE" })).total,
+            found: (yield* categories.list({ q: "ÄRG" })).map((c) => c.name)
+          }
+        }))
+        expect(result.clash).toContain("brand name émile is taken")
+        expect(result.byName).toEqual([1, 1, 1])
+        expect(result.facets).toBe(1)
+        expect(result.found).toEqual(["Ärger"])
+      }))
+
     it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

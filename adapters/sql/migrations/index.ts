@@ -15,6 +15,7 @@ import eventsByOrganization from "./0018_events_by_organization.js"
 import tenantProductsView from "./0019_tenant_products_view.js"
 import eventsTransaction from "./0020_events_transaction.js"
 import variantAxisDigest from "./0021_variant_axis_digest.js"
+import nameKeys from "./0022_name_keys.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -34,5 +35,6 @@ export const migrations = {
   "18_events_by_organization": eventsByOrganization,
   "19_tenant_products_view": tenantProductsView,
   "20_events_transaction": eventsTransaction,
-  "21_variant_axis_digest": variantAxisDigest
+  "21_variant_axis_digest": variantAxisDigest,
+  "22_name_keys": nameKeys
 }
