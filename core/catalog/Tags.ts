@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { maxCharacters } from "../shared/Fields.js"
-import { foldText } from "./Text.js"
+import { lowerWithoutDiacritics } from "./Text.js"
 
 export const MAX_TAGS = 50
 export const MAX_TAG_INPUT_LENGTH = 80
@@ -8,13 +8,13 @@ export const MAX_TAG_LENGTH = 60
 
 /**
  * One tag by the seven steps of the specification, literally in order (so truncation after
- * trimming can leave a trailing `-`). Letters and digits of every script count as
- * alphanumeric, so non-Latin tags survive. Empty means the tag is dropped.
+ * trimming can leave a trailing `-`). Letters, digits and the marks that remain of every
+ * script count as alphanumeric, so non-Latin tags survive. Empty means the tag is dropped.
  */
 export const canonicalTag = (tag: string): string =>
   Array.from(
-    foldText(tag)
-      .replace(/[^\p{L}\p{N}]+/gu, "-")
+    lowerWithoutDiacritics(tag)
+      .replace(/[^\p{L}\p{M}\p{N}]+/gu, "-")
       .replace(/^-+|-+$/g, "")
   ).slice(0, MAX_TAG_LENGTH).join("")
 

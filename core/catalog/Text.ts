@@ -1,5 +1,19 @@
-/** Lower-case, without diacritics: the first two steps shared by tags, slugs and search text. */
+/**
+ * Lower-case, without any combining mark: what slugs (which keep only `[a-z0-9]`) and search
+ * text (compared only with text folded the same way) are made from.
+ */
 export const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "")
+
+/**
+ * Diacritics: the combining marks of the Latin, Greek and Cyrillic blocks and the Hebrew and
+ * Arabic vowel points. Marks a script spells with (Devanagari vowel signs, the Japanese voicing
+ * marks, Hangul jamo, Thai vowels) are not diacritics and stay.
+ */
+const DIACRITICS = /(?=\p{M})[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05c7\u064b-\u065f\u0670]/gu
+
+/** Lower-case and without diacritics, composed again (NFC): the first two steps of a tag. */
+export const lowerWithoutDiacritics = (s: string): string =>
+  s.toLowerCase().normalize("NFD").replace(DIACRITICS, "").normalize("NFC")
 
 /**
  * A slug made from a name: folded, every run of characters outside `[a-z0-9]` replaced by

@@ -16,6 +16,7 @@ import tenantProductsView from "./0019_tenant_products_view.js"
 import eventsTransaction from "./0020_events_transaction.js"
 import variantAxisDigest from "./0021_variant_axis_digest.js"
 import nameKeys from "./0022_name_keys.js"
+import composedTags from "./0023_composed_tags.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -36,5 +37,6 @@ export const migrations = {
   "19_tenant_products_view": tenantProductsView,
   "20_events_transaction": eventsTransaction,
   "21_variant_axis_digest": variantAxisDigest,
-  "22_name_keys": nameKeys
+  "22_name_keys": nameKeys,
+  "23_composed_tags": composedTags
 }

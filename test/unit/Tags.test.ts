@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest"
+import { canonicalTag, canonicalTags } from "../../core/catalog/Tags.js"
+
+describe("tag canonicalization", () => {
+  it("lower-cases, strips diacritics, joins runs of other characters with -, and trims", () => {
+    expect(canonicalTag("  --Café Crème, Été!--")).toBe("cafe-creme-ete")
+    expect(canonicalTag("Ñandú Ωμέγα Йогурт Phở")).toBe("nandu-ωμεγα-иогурт-pho")
+    expect(canonicalTag("שָׁלוֹם مُحَمَّد")).toBe("שלום-محمد")
+  })
+
+  it("keeps the marks a script spells with, composed, so non-Latin tags keep their words", () => {
+    expect(canonicalTag("हिन्दी")).toBe("हिन्दी")
+    expect(canonicalTag("ガイド")).toBe("ガイド")
+    expect(canonicalTag("한국 ไทย")).toBe("한국-ไทย")
+    expect(canonicalTag("한국")).toHaveLength(2)
+  })
+
+  it("truncates to 60 composed characters, after trimming, as the steps are ordered", () => {
+    expect(canonicalTag("가".repeat(70))).toBe("가".repeat(60))
+    expect(canonicalTag(`${"a".repeat(59)} b`)).toBe(`${"a".repeat(59)}-`)
+  })
+
+  it("drops tags that become empty and keeps the first of duplicates", () => {
+    expect(canonicalTags(["Summer Sale", "!!!", "summer-sale", "SUMMER sale", "Été"])).toEqual(["summer-sale", "ete"])
+  })
+})
