@@ -31,12 +31,15 @@ export const postgresAvailable = async (): Promise<boolean> => {
   return ok
 }
 
-/** A database `catalog_test_<random>` for the life of the layer, dropped afterwards; answers its URL. */
-export const freshDatabase = Effect.acquireRelease(
+/**
+ * A database `catalog_test_<random>` for the life of the layer, dropped afterwards; answers its
+ * URL. `options` are those of `CREATE DATABASE` (a locale, say).
+ */
+export const freshDatabaseWith = (options: string) => Effect.acquireRelease(
   Effect.gen(function*() {
     const name = `catalog_test_${randomBytes(6).toString("hex")}`
     const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(`CREATE DATABASE ${name}`)
+    yield* sql.unsafe(`CREATE DATABASE ${name} ${options}`)
     return name
   }).pipe(Effect.provide(admin), Effect.orDie),
   (name) =>
@@ -45,6 +48,8 @@ export const freshDatabase = Effect.acquireRelease(
       yield* sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     }).pipe(Effect.provide(admin), Effect.orDie)
 ).pipe(Effect.map((name) => withDatabase(adminUrl, name)))
+
+export const freshDatabase = freshDatabaseWith("")
 
 /** Every storage port on a fresh, migrated Postgres database. */
 export const postgresStorage = Layer.unwrapScoped(Effect.map(freshDatabase, (url) => PostgresStorage.layer(url, 5)))

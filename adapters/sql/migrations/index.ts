@@ -17,6 +17,7 @@ import eventsTransaction from "./0020_events_transaction.js"
 import variantAxisDigest from "./0021_variant_axis_digest.js"
 import nameKeys from "./0022_name_keys.js"
 import composedTags from "./0023_composed_tags.js"
+import codePointOrder from "./0024_code_point_order.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -38,5 +39,6 @@ export const migrations = {
   "20_events_transaction": eventsTransaction,
   "21_variant_axis_digest": variantAxisDigest,
   "22_name_keys": nameKeys,
-  "23_composed_tags": composedTags
+  "23_composed_tags": composedTags,
+  "24_code_point_order": codePointOrder
 }
