@@ -66,6 +66,8 @@ describe("GET /v1/products query validation", () => {
     const byIds = await t.req("GET", `/v1/products?ids=${a.json.id},${b.json.id}&withTotal=1`)
     expect(byIds.json.total).toBe(2)
     expect(byIds.json.data[0]).toMatchObject({ thumbnailUrl: null, categoryIds: [] })
+    const noIds = await t.req("GET", "/v1/products?ids=&withTotal=1")
+    expect([noIds.status, noIds.json.total]).toEqual([200, 0])
   })
 
   it("lists everything for a q without letters or digits, and refuses relevance order for it", async () => {
