@@ -8,6 +8,12 @@ import { isUuid } from "../../core/shared/Fields.js"
  * HS256 session tokens: `sub` is the user id (uuid), `email` optional, `exp` required.
  * Without a secret every session is refused.
  */
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** An address both databases store alike: no control characters (U+0000) or unpaired surrogates, RFC 5321's length. */
+const isEmail = (u: unknown): u is string =>
+  typeof u === "string" && u.length <= 254 && !UNPAIRED.test(u) && /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(u)
+
 export const layer = (secret: Option.Option<Redacted.Redacted>) =>
   Layer.succeed(
     SessionVerifier,
@@ -29,8 +35,11 @@ export const layer = (secret: Option.Option<Redacted.Redacted>) =>
                 if (sub === undefined || !isUuid(sub)) {
                   return Effect.fail(new Unauthenticated({ message: "session token subject must be a user id" }))
                 }
-                const email = typeof payload.email === "string" ? payload.email.toLowerCase() : null
-                return Effect.succeed({ userId: sub.toLowerCase(), email })
+                const email = payload.email
+                if (email !== undefined && !isEmail(email)) {
+                  return Effect.fail(new Unauthenticated({ message: "session token email must be an email address" }))
+                }
+                return Effect.succeed({ userId: sub.toLowerCase(), email: email === undefined ? null : email.toLowerCase() })
               })
             )
         })

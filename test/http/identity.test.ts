@@ -21,7 +21,8 @@ const serviceKey = () => {
 
 describe("authentication", () => {
   it("refuses missing, malformed and unknown credentials with 401", async () => {
-    for (const auth of [undefined, "pim_short", `pim_${"A".repeat(43)}`, "not-a-jwt", host.session(uuid(), undefined, -60)]) {
+    const badEmails = ["a\u0000b@example.com", "\ud800@example.com", `${"a".repeat(250)}@example.com`].map((email) => host.session(uuid(), email))
+    for (const auth of [undefined, "pim_short", `pim_${"A".repeat(43)}`, "not-a-jwt", host.session(uuid(), undefined, -60), ...badEmails]) {
       const r = await host.request("GET", "/v1/api-keys", auth === undefined ? {} : { auth })
       expect(r.status).toBe(401)
       expect(r.json.error.code).toBe("unauthenticated")
