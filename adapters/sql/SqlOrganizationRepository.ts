@@ -82,6 +82,13 @@ export const make = Effect.gen(function*() {
         Effect.map(Option.map(toOrganization))
       )
     },
+    // Postgres: every insert of a row referencing the organization waits for this row lock,
+    // and it waits for those already made. SQLite runs one write transaction at a time.
+    holdForDeletion: (id) =>
+      sql.onDialectOrElse({
+        pg: () => sql`select id from organizations where id = ${id} for update`,
+        orElse: () => sql`select id from organizations where id = ${id}`
+      }).pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
     exportTenant: (id) =>
       Effect.gen(function*() {
         const tables: Record<string, ReadonlyArray<unknown>> = {}
@@ -102,9 +109,10 @@ export const make = Effect.gen(function*() {
           const [row] = yield* Schema.decodeUnknown(Schema.Array(CountRow))(rows)
           counts[table] = row?.n ?? 0
         }
-        // Foreign keys cascade from the organization; the outbox has none and goes explicitly.
-        yield* sql`delete from events where organization_id = ${id}`
+        // Foreign keys cascade from the organization; the outbox has none and goes explicitly,
+        // after the cascade has waited for the writes still changing the organization's rows.
         const deleted = yield* sql`delete from organizations where id = ${id} returning id`
+        yield* sql`delete from events where organization_id = ${id}`
         counts.organizations = deleted.length
         return counts
       }).pipe(Effect.orDie)

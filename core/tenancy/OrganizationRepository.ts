@@ -20,6 +20,11 @@ export class OrganizationRepository extends Context.Tag("catalog/OrganizationRep
     id: string,
     changes: { readonly name?: string; readonly slug?: string; readonly settings?: OrganizationSettings | null; readonly updatedAt: string }
   ) => Effect.Effect<Option.Option<Organization>, Conflict>
+  /**
+   * Holds the organization against every write of its rows until the transaction ends, so that
+   * an export and the deletion after it see the same rows; false when it no longer exists.
+   */
+  readonly holdForDeletion: (id: string) => Effect.Effect<boolean>
   /** Every row the organization owns, table by table, for the export written before deletion. */
   readonly exportTenant: (id: string) => Effect.Effect<Record<string, ReadonlyArray<unknown>>>
   /** Deletes the organization and everything it owns; answers the rows removed per table. */

@@ -199,11 +199,14 @@ export const makeOrganizations = Effect.gen(function*() {
       }
       const now = yield* nowIso
       const exportKey = `exports/${id}/${now.replace(/[:.]/g, "-")}.json`
-      const dump = yield* uow.tenant(id, repo.exportTenant(id))
-      const body = JSON.stringify({ organization, exportedAt: now, tables: dump })
-      yield* blobs.put(exportKey, new TextEncoder().encode(body))
+      // One transaction, holding the organization: the export has every row the cascade
+      // deletes, and of concurrent deletions one succeeds and the others find nothing.
       const deletedCounts = yield* uow.system(
         Effect.gen(function*() {
+          if (!(yield* repo.holdForDeletion(id))) return yield* new NotFound({ entity: "organization", id })
+          const dump = yield* repo.exportTenant(id)
+          const body = JSON.stringify({ organization, exportedAt: now, tables: dump })
+          yield* blobs.put(exportKey, new TextEncoder().encode(body))
           const counts = yield* repo.deleteCascade(id)
           // Recorded after the cascade so the event outlives the tenant as its tombstone.
           yield* record(id, tenant.actor, "organization.deleted", { slug: organization.slug, exportKey })

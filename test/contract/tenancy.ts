@@ -16,7 +16,7 @@ import { OrganizationRepository } from "../../core/tenancy/OrganizationRepositor
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { UserRepository } from "../../core/tenancy/UserRepository.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
-import { schemaFixture, val } from "../support/CatalogFixtures.js"
+import { outcomeOf, schemaFixture, val } from "../support/CatalogFixtures.js"
 
 const eventsOf = (organizationId: string) =>
   Effect.gen(function*() {
@@ -194,6 +194,30 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       ])
       expect(tables.events[0].payload).toEqual({ slug: doomed.organization.slug })
       expect(Object.keys(tables.events[0]).sort()).toEqual(["actorId", "actorType", "createdAt", "entityId", "entityType", "id", "name", "organizationId", "payload"])
+    }))
+
+  it.effect("deletes a tenant once under concurrent deletions and writes, exporting every row it deletes", () =>
+    Effect.gen(function*() {
+      const doomed = yield* newTenant
+      const inDoomed = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, doomed.tenant)
+      const { family } = yield* inDoomed(schemaFixture)
+      const products = yield* Products
+      const organizations = yield* Organizations
+      const create = (i: number) => Effect.exit(inDoomed(products.create({ familyId: family.id, name: `Racer ${i}` })))
+      const remove = Effect.exit(inDoomed(organizations.delete(doomed.organization.id, doomed.organization.slug)))
+      const [writes, deletions] = yield* Effect.all([
+        Effect.all(Array.from({ length: 12 }, (_, i) => create(i)), { concurrency: "unbounded" }),
+        Effect.all([remove, remove, remove], { concurrency: "unbounded" })
+      ], { concurrency: "unbounded" })
+      const done = deletions.flatMap((e) => (Exit.isSuccess(e) ? [e.value] : []))
+      expect(done).toHaveLength(1)
+      expect(deletions.map(outcomeOf).sort()).toEqual(["NotFound", "NotFound", "ok"])
+      expect(writes.map(outcomeOf).filter((o) => o !== "ok" && o !== "NotFound")).toEqual([])
+      const text = new TextDecoder().decode(yield* (yield* BlobStore).get(done[0]!.exportKey).pipe(Effect.map((b) => b ?? new Uint8Array())))
+      const { tables } = JSON.parse(text)
+      expect(tables.products).toHaveLength(done[0]!.deletedCounts.products!)
+      expect(tables.events).toHaveLength(done[0]!.deletedCounts.events!)
+      expect((yield* eventsOf(doomed.organization.id)).map((e) => e.name)).toEqual(["organization.deleted"])
     }))
 
   it.effect("refuses deletion by an API key and answers another organization's id as not found", () =>
