@@ -40,13 +40,16 @@ export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   readonly usage: (id: string) => Effect.Effect<AttributeUsage, NotFound, CurrentTenant>
 }>() {}
 
-/** The default value must itself be a valid value of the attribute. */
-const checkDefault = (a: Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">) =>
+/**
+ * The default value must itself be a valid value of the attribute, and is kept as a value
+ * would be (a decimal as its string, ids lower-case).
+ */
+const checkedDefault = (a: Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">) =>
   a.defaultValue === null || a.defaultValue === undefined
-    ? Effect.void
+    ? Effect.succeed(null)
     : Either.match(validateValue(a, a.defaultValue, ["defaultValue"]), {
       onLeft: (issues) => Effect.fail(ValidationFailed.of(issues)),
-      onRight: () => Effect.void
+      onRight: (value): Effect.Effect<unknown, ValidationFailed> => Effect.succeed(value)
     })
 
 export const makeAttributes = Effect.gen(function*() {
@@ -79,7 +82,7 @@ export const makeAttributes = Effect.gen(function*() {
           yield* checkGroup(organizationId, input.groupId)
           const at = yield* now
           const by = actorId(current.actor)
-          const record: AttributeRecord = {
+          const sent: AttributeRecord = {
             id: yield* crypto.uuid,
             organizationId,
             code: input.code,
@@ -99,7 +102,7 @@ export const makeAttributes = Effect.gen(function*() {
             createdAt: at,
             updatedAt: at
           }
-          yield* checkDefault(record)
+          const record: AttributeRecord = { ...sent, defaultValue: yield* checkedDefault(sent) }
           yield* repo.insert(record)
           yield* services(emit({
             name: "attribute.created",
@@ -132,14 +135,14 @@ export const makeAttributes = Effect.gen(function*() {
           )
           if (changed.length === 0) return toAttribute(existing)
           const at = yield* now
-          const merged: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
+          const asSent: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
+          const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(asSent) }
           if (changed.includes("type")) {
             const held = usageTotal(yield* values.usage(organizationId, existing.entityKind, existing.code))
             if (held > 0) {
               return yield* ValidationFailed.one(["type"], `cannot change while ${held} records hold values of ${existing.code}`, "in_use")
             }
           }
-          yield* checkDefault(merged)
           const changes: AttributeChanges = {
             ...Object.fromEntries(changed.map((k) => [k, merged[k]])),
             updatedAt: at,

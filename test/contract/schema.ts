@@ -160,6 +160,14 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(failureTag(badDefault)).toBe("ValidationFailed")
         expect((yield* run(attributes.create(attr("qty", { type: "number", defaultValue: 3 })))).defaultValue).toBe(3)
         expect((yield* run(attributes.create(attr("note", { defaultValue: "12" })))).defaultValue).toBe("12")
+        // Kept as a value would be: a decimal as its digits, an id lower-case.
+        const amount = yield* run(attributes.create(attr("amount", { type: "decimal", defaultValue: 1e23 })))
+        expect(amount.defaultValue).toBe("100000000000000000000000")
+        const upper = "ABCDEF00-0000-4000-8000-000000000000"
+        const ref = yield* run(attributes.create(attr("ref", { type: "reference", defaultValue: upper })))
+        expect(ref.defaultValue).toBe(upper.toLowerCase())
+        expect((yield* run(attributes.update(amount.id, { defaultValue: 12.5 }))).defaultValue).toBe("12.5")
+        expect((yield* run(attributes.get(ref.id))).defaultValue).toBe(upper.toLowerCase())
 
         expect(failureTag(yield* Effect.exit(run(attributes.update(a.id, { entityKind: "brand" }))))).toBe("ValidationFailed")
         expect((yield* run(attributes.update(a.id, { entityKind: "product", position: 4 }))).position).toBe(4)
