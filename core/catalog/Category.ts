@@ -1,23 +1,12 @@
 import { JSONSchema, Schema } from "effect"
-import { Name, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, OpenObject, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
-const AttributeValuesShape = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const { $schema: __, ...attributeValuesJsonSchema } = JSONSchema.make(AttributeValuesShape)
-
-/**
- * Attribute values as written: code -> entries, checked against the family by the use case.
- * The object is passed on as it is: decoding it as a record would make a `__proto__` key the
- * object's prototype, and the code would vanish instead of being refused as undeclared.
- */
-export const AttributeValuesField = Schema.declare(
-  (u): u is typeof AttributeValuesShape.Type => typeof u === "object" && u !== null && !Array.isArray(u),
-  {
-    identifier: "AttributeValues",
-    description: "attribute code -> entries {locale, channel, value}",
-    message: () => "must be an object of attribute code -> entries",
-    jsonSchema: attributeValuesJsonSchema
-  }
-)
+/** Attribute values as written: code -> entries, checked against the family by the use case. */
+export const AttributeValuesField = OpenObject({
+  identifier: "AttributeValues",
+  description: "attribute code -> entries {locale, channel, value}",
+  message: "must be an object of attribute code -> entries"
+})
 
 const StoredAttributeValuesShape = Schema.Record({
   key: Schema.String,

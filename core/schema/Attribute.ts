@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, OpenObject, Position, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 import { AttributeType } from "./AttributeValues.js"
 
@@ -17,7 +17,11 @@ export const isRequiredOf = (requirement: Requirement): boolean => requirement =
 /** The deprecated boolean as written: true = required, false = available. */
 export const requirementOfIsRequired = (isRequired: boolean): Requirement => (isRequired ? "required" : "available")
 
-export const ValidationRules = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export const ValidationRules = OpenObject({
+  identifier: "ValidationRules",
+  description: "free-form rules; minLength, maxLength, pattern, min, max, options, units and currencies are honoured",
+  message: "must be an object"
+})
 
 /** A stored attribute definition. */
 export interface AttributeRecord {

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { JSONSchema, Schema } from "effect"
 import { datetimeMillis } from "./Calendar.js"
 
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
@@ -55,6 +55,19 @@ export const maxCharacters = (max: number, message: string) => <I, R>(self: Sche
 
 /** A record's name or title: lists sort by it and indexes hold it, so it has a bound. */
 export const Name = NonEmptyString.pipe(maxCharacters(255, "must be at most 255 characters"))
+
+/**
+ * A JSON object of any keys, passed on as it was parsed. Decoding it as a record would make a
+ * `__proto__` key the object's prototype: the key would vanish, yet still be read through.
+ */
+export const OpenObject = (annotations: { readonly identifier: string; readonly description: string; readonly message: string }) => {
+  const shape = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  const { $schema: _, ...jsonSchema } = JSONSchema.make(shape)
+  return Schema.declare(
+    (u): u is typeof shape.Type => typeof u === "object" && u !== null && !Array.isArray(u),
+    { ...annotations, message: () => annotations.message, jsonSchema }
+  )
+}
 
 /** An ISO 8601 date-time with an explicit zone, kept as the string sent. */
 export const DateTimeString = Schema.String.pipe(

@@ -46,6 +46,12 @@ describe("HTTP: the run-time schema", () => {
     const defaultValue = await t.req("POST", "/v1/attributes", { body: { code: "price", label: {}, type: "money", defaultValue: { amount_cents: 1.5, currency: "EUR" } } })
     expect(defaultValue.status).toBe(422)
     expect(defaultValue.json.error.details.issues[0].path).toEqual(["defaultValue", "amount_cents"])
+    // A `__proto__` key of free-form rules is an ordinary key: kept, and never read as a rule.
+    const rules = JSON.parse(`{"__proto__": {"maxLength": 2}, "maxLength": 20}`)
+    const proto = await t.req("POST", "/v1/attributes", { body: { code: "motto", label: {}, type: "text", validation: rules, defaultValue: "abcd" } })
+    expect([proto.status, Object.keys(proto.json.validation ?? {})]).toEqual([201, ["__proto__", "maxLength"]])
+    const notRules = await t.req("POST", "/v1/attributes", { body: { code: "motto2", label: {}, type: "text", validation: [1] } })
+    expect([notRules.status, notRules.json.error.details.issues[0].path]).toEqual([422, ["validation"]])
     expect((await t.req("GET", "/v1/attributes/not-a-uuid")).status).toBe(422)
     expect((await t.req("GET", "/v1/attributes?entityKind=widget")).status).toBe(422)
     expect((await t.req("POST", "/v1/attribute-families", { body: { code: "cats", label: {}, entityKind: "category" } })).status).toBe(422)
