@@ -1,5 +1,5 @@
 import { Schema, type Stream } from "effect"
-import { IntegerText, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { IntegerText, maxCharacters, Position, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Uploads are refused past this many bytes (the specification's 100 MB). */
 export const MAX_MEDIA_BYTES = 100 * 1024 * 1024
@@ -34,7 +34,7 @@ export interface MediaRecord {
 
 // Multipart fields do not pass the host's JSON text check: U+0000 is refused here (Postgres cannot store it).
 const Alt = Schema.String.pipe(
-  Schema.maxLength(1000, { message: () => "must be at most 1000 characters" }),
+  maxCharacters(1000, "must be at most 1000 characters"),
   Schema.filter((s) => !s.includes("\u0000"), { message: () => "must not contain the character U+0000" })
 )
 const MediaPosition = Position.pipe(Schema.nonNegative({ message: () => "must be an integer >= 0" }))

@@ -41,6 +41,18 @@ const blobFiles = () => {
 }
 
 describe("media over HTTP", () => {
+  it("counts an alt text's 1,000 characters as characters, not UTF-16 units", async () => {
+    const t = await host.tenant()
+    const desk = await product(t, "Desk")
+    const emoji = "😀".repeat(1000)
+    const uploaded = await upload(t, desk, [["alt", emoji], ["file", new Blob(["x"], { type: "text/plain" }), "x.txt"]])
+    expect([uploaded.status, uploaded.json.alt]).toEqual([201, emoji])
+    const patch = (alt: string) => t.req("PATCH", `/v1/products/${desk}/media/${uploaded.json.id}`, { body: { alt } })
+    const tooLong = await patch(`${emoji}😀`)
+    expect([tooLong.status, tooLong.json.error.details.issues[0].path]).toEqual([422, ["alt"]])
+    expect((await patch(`${emoji.slice(2)}é`)).status).toBe(200)
+  })
+
   it("uploads (201) with size and sha256, streams the bytes back, lists, patches, detaches and deletes", async () => {
     const t = await host.tenant()
     const lamp = await product(t)
