@@ -8,9 +8,19 @@ const isHttpUrl = (s: string): boolean => {
   return (protocol === "http:" || protocol === "https:") && hostname.length > 0
 }
 
+const hasCredentials = (s: string): boolean => {
+  const { username, password } = new URL(s)
+  return username.length > 0 || password.length > 0
+}
+
+/**
+ * Without a user name or password: the address is shown on every read of the connector and
+ * kept in the tenant export, where credentials have no place (send them in `extra_headers`).
+ */
 export const DestinationUrl = Schema.String.pipe(
   Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter(isHttpUrl, { message: () => "must be an absolute http or https URL" })
+  Schema.filter(isHttpUrl, { message: () => "must be an absolute http or https URL" }),
+  Schema.filter((s) => !hasCredentials(s), { message: () => "must not carry a user name or password; send credentials in extra_headers" })
 )
 
 /** At least 16 characters, counted as code points (`Schema.minLength` counts UTF-16 units: 8 emoji would pass). */

@@ -61,6 +61,8 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["a secret of 8 characters in 16 UTF-16 units", { destination_url: "http://127.0.0.1:9/h", secret: "\u{1F511}".repeat(8) }, ["config", "secret"]],
     ["no secret", { destination_url: "http://127.0.0.1:9/h", secret: undefined }, ["config", "secret"]],
     ["an ftp destination", { destination_url: "ftp://203.0.113.10/h" }, ["config", "destination_url"]],
+    ["a destination carrying a password", { destination_url: "http://user:pass@127.0.0.1:9/h" }, ["config", "destination_url"]],
+    ["a destination carrying a user name", { destination_url: "http://user@127.0.0.1:9/h" }, ["config", "destination_url"]],
     ["a private destination", { destination_url: "http://192.168.1.20/h" }, ["config", "destination_url"]],
     ["a loopback address outside the exempt range", { destination_url: "http://127.0.0.2:8080/h" }, ["config", "destination_url"]],
     ["a pattern with a wildcard in the middle", { destination_url: "http://127.0.0.1:9/h", events: ["product.*.created"] }, ["config", "events", 0]],
