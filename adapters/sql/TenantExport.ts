@@ -24,7 +24,8 @@ export const EXPORT_COLUMNS: Readonly<Record<string, ExportColumns>> = {
   attributes: { json: ["label", "validation", "defaultValue"], booleans: ["isLocalizable", "isScopable", "isVariantAxis"] },
   attribute_families: { json: ["label"] },
   connector_deliveries: { booleans: ["ok"] },
-  connectors: { json: ["events", "extraHeaders"], withheld: ["secret"] },
+  // The secret and the headers sent with deliveries (a receiver's credentials go there).
+  connectors: { json: ["events"], withheld: ["secret", "extraHeaders"] },
   api_keys: { withheld: ["keyHash"] },
   // In the order they were recorded; the outbox's dispatch bookkeeping belongs to this database.
   events: { json: ["payload"], withheld: ["seq", "xact", "dispatched", "claimedBy", "claimedUntil"], orderBy: "seq" }

@@ -167,13 +167,14 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const key = yield* inDoomed(Effect.gen(function*() {
         const { family } = yield* schemaFixture
         yield* (yield* Products).create({ familyId: family.id, name: "Boot", tags: ["Trail", "wet"], attributes: { weight: val(3) } })
-        yield* (yield* Connectors).install({ type: "headless", name: "Shop", config: { destination_url: "https://hooks.example.com/pim", secret } })
+        yield* (yield* Connectors).install({ type: "headless", name: "Shop", config: { destination_url: "https://hooks.example.com/pim", secret, extra_headers: { Authorization: "Bearer receiver-token" } } })
         return yield* (yield* ApiKeys).create({ name: "doomed" })
       }))
       const result = yield* inDoomed((yield* Organizations).delete(doomed.organization.id, doomed.organization.slug))
       const text = new TextDecoder().decode(yield* (yield* BlobStore).get(result.exportKey).pipe(Effect.map((b) => b ?? new Uint8Array())))
       expect(text).not.toContain(createHash("sha256").update(key.key).digest("hex"))
       expect(text).not.toContain(secret)
+      expect(text).not.toContain("receiver-token")
       const { tables } = JSON.parse(text)
 
       const [product] = tables.products
@@ -183,8 +184,9 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const weight = tables.attributes.find((a: { code: string }) => a.code === "weight")
       expect(weight).toMatchObject({ label: { en: "Weight" }, isLocalizable: false, isScopable: false, isVariantAxis: false, validation: null })
       expect(tables.attribute_families[0].label).toEqual({ en: "Shoes" })
-      expect(tables.connectors[0]).toMatchObject({ name: "Shop", events: expect.arrayContaining(["product.*"]), extraHeaders: {} })
+      expect(tables.connectors[0]).toMatchObject({ name: "Shop", events: expect.arrayContaining(["product.*"]) })
       expect(tables.connectors[0]).not.toHaveProperty("secret")
+      expect(tables.connectors[0]).not.toHaveProperty("extraHeaders")
       expect(tables.api_keys[0]).not.toHaveProperty("keyHash")
 
       expect(tables.events.map((e: { name: string }) => e.name)).toEqual([
