@@ -41,6 +41,28 @@ const blobFiles = () => {
 }
 
 describe("media over HTTP", () => {
+  it("answers a body that ends inside a part, before its closing boundary, with 422 and keeps nothing", async () => {
+    const t = await host.tenant()
+    const desk = await product(t, "Cut")
+    const filesBefore = blobFiles().length
+    const body = Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc')
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${host.baseUrl}/v1/products/${desk}/media`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "multipart/form-data; boundary=XyZ", "content-length": String(body.length) }
+      }, (res) => {
+        let text = ""
+        res.on("data", (c: Buffer) => (text += c.toString()))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+      })
+      req.setTimeout(5000, () => req.destroy(new Error("no answer within 5 s")))
+      req.on("error", reject)
+      req.end(body)
+    })
+    expect([answer.status, JSON.parse(answer.body).error.code]).toEqual([422, "validation_failed"])
+    expect(blobFiles().length).toBe(filesBefore)
+  })
+
   it("counts an alt text's 1,000 characters as characters, not UTF-16 units", async () => {
     const t = await host.tenant()
     const desk = await product(t, "Desk")

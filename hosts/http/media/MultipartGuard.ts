@@ -1,4 +1,4 @@
-import { MultipastaStream } from "multipasta/node"
+import { FileStream, MultipastaStream } from "multipasta/node"
 
 /**
  * The multipart parser decodes a part's `filename*` with `decodeURIComponent` inside the
@@ -21,4 +21,27 @@ export const guardMultipartParser = (): void => {
     }
   }
   proto.guarded = true
+  guardFileEnd()
+}
+
+/**
+ * A body that ends inside a file part (no closing boundary) makes the parser emit an error on
+ * the part's stream when the request ends, often before the upload reads that stream: with no
+ * listener the emit throws and the stream neither fails nor ends, so the upload waited for
+ * its bytes forever. The stream now also ends; a reader that comes later sees its end, and the
+ * upload fails on the parser's own error, which the form's stream carries.
+ */
+const guardFileEnd = (): void => {
+  const proto = FileStream.prototype as unknown as {
+    emit: (event: string | symbol, ...args: Array<unknown>) => boolean
+    push: (chunk: unknown) => boolean
+    readableEnded: boolean
+    listenerCount: (event: string) => number
+  }
+  const emit = proto.emit
+  proto.emit = function(this: typeof proto, event, ...args) {
+    if (event !== "error") return emit.call(this, event, ...args)
+    if (!this.readableEnded) this.push(null)
+    return this.listenerCount("error") === 0 ? false : emit.call(this, event, ...args)
+  }
 }
