@@ -1,19 +1,18 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { jwtVerify } from "jose"
 import { Unauthenticated } from "../../core/shared/Errors.js"
+import { isUuid, unstorableText } from "../../core/shared/Fields.js"
 import { SessionVerifier } from "../../core/tenancy/SessionVerifier.js"
-import { isUuid } from "../../core/shared/Fields.js"
+
+/** An address both databases store alike: no control characters or unpaired surrogates, RFC 5321's length. */
+const isEmail = (u: unknown): u is string =>
+  typeof u === "string" && u.length <= 254 && unstorableText(u) === undefined &&
+  /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(u)
 
 /**
  * HS256 session tokens: `sub` is the user id (uuid), `email` optional, `exp` required.
  * Without a secret every session is refused.
  */
-const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-/** An address both databases store alike: no control characters (U+0000) or unpaired surrogates, RFC 5321's length. */
-const isEmail = (u: unknown): u is string =>
-  typeof u === "string" && u.length <= 254 && !UNPAIRED.test(u) && /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(u)
-
 export const layer = (secret: Option.Option<Redacted.Redacted>) =>
   Layer.succeed(
     SessionVerifier,

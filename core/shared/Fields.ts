@@ -53,6 +53,19 @@ export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: 
 export const maxCharacters = (max: number, message: string) => <I, R>(self: Schema.Schema<string, I, R>) =>
   self.pipe(Schema.filter((s) => Array.from(s).length <= max, { message: () => message }))
 
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Why Postgres cannot store `s`, if it cannot: U+0000 (in text and jsonb) or an unpaired
+ * UTF-16 surrogate (in jsonb). Such text is refused on every database alike.
+ */
+export const unstorableText = (s: string): string | undefined =>
+  s.includes("\u0000")
+    ? "must not contain the character U+0000"
+    : UNPAIRED_SURROGATE.test(s)
+    ? "must not contain an unpaired UTF-16 surrogate"
+    : undefined
+
 /** A record's name or title: lists sort by it and indexes hold it, so it has a bound. */
 export const Name = NonEmptyString.pipe(maxCharacters(255, "must be at most 255 characters"))
 

@@ -1,3 +1,5 @@
+import { unstorableText } from "../../core/shared/Fields.js"
+
 /**
  * Text Postgres cannot store: U+0000 (in text and jsonb) and unpaired UTF-16 surrogates
  * (in jsonb). Both are refused on every database, so a request means the same everywhere.
@@ -8,21 +10,16 @@ export interface TextIssue {
   readonly code: "invalid_character"
 }
 
-const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
-const problem = (s: string): string | undefined =>
-  s.includes("\u0000") ? "must not contain the character U+0000" : UNPAIRED.test(s) ? "must not contain an unpaired UTF-16 surrogate" : undefined
-
 /** Issues for every string (object keys included) of a JSON value that cannot be stored. */
 export const unstorableStrings = (value: unknown, path: ReadonlyArray<string | number> = []): Array<TextIssue> => {
   if (typeof value === "string") {
-    const message = problem(value)
+    const message = unstorableText(value)
     return message === undefined ? [] : [{ path, message, code: "invalid_character" }]
   }
   if (Array.isArray(value)) return value.flatMap((v, i) => unstorableStrings(v, [...path, i]))
   if (typeof value === "object" && value !== null) {
     return Object.entries(value).flatMap(([k, v]) => {
-      const key = problem(k)
+      const key = unstorableText(k)
       return key === undefined ? unstorableStrings(v, [...path, k]) : [{ path: [...path, k], message: `key ${key}`, code: "invalid_character" as const }]
     })
   }
