@@ -145,6 +145,19 @@ describe("media over HTTP", () => {
     expect(noBoundary.status).toBe(422)
   })
 
+  it("keeps a file name sent as raw UTF-8, as browsers and fetch send it, across every script", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Names")
+    const bytes = new Uint8Array(200_000).map((_, i) => i % 253)
+    for (const filename of ["中文 图片.png", "صورة.png", "фото 1.png", "🖼️ poster (2).png", "café.png"]) {
+      const r = await upload(t, lamp, [["file", new Blob([bytes], { type: "image/png" }), filename], ["alt", "名前"]])
+      expect([r.status, r.json.filename, r.json.size, r.json.alt]).toEqual([201, filename, bytes.length, "名前"])
+      const content = await fetch(host.baseUrl + r.json.url, { headers: { authorization: `Bearer ${t.apiKey}` } })
+      expect(content.headers.get("content-disposition")).toBe(`inline; filename*=UTF-8''${encodeURIComponent(filename)}`)
+      expect((await content.arrayBuffer()).byteLength).toBe(bytes.length)
+    }
+  })
+
   it("refuses a part whose filename* is not valid percent-encoded UTF-8 with 422, and keeps serving", async () => {
     const t = await host.tenant()
     const lamp = await product(t, "Encoded")

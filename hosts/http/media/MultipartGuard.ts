@@ -1,24 +1,46 @@
 import { FileStream, MultipastaStream } from "multipasta/node"
+import { Utf8FilenameRewriter } from "./Utf8Filenames.js"
 
 /**
  * The multipart parser decodes a part's `filename*` with `decodeURIComponent` inside the
  * stream's write, where a malformed value (`%E0`) throws past every handler and ends the
  * process. Passing the throw to the write callback fails the parse instead, which the upload
- * answers with 422 like any other malformed body.
+ * answers with 422 like any other malformed body. The bytes reach the parser through
+ * `Utf8FilenameRewriter`, so that a raw UTF-8 file name keeps its part a file.
  */
 export const guardMultipartParser = (): void => {
   const proto = MultipastaStream.prototype as unknown as {
     _write: (chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void) => void
+    _final: (callback: (error?: Error | null) => void) => void
+    _parser: { write: (chunk: Uint8Array) => void }
     guarded?: true
   }
   if (proto.guarded) return
+  const rewriters = new WeakMap<object, Utf8FilenameRewriter>()
+  const rewriterOf = (stream: object) => {
+    let rewriter = rewriters.get(stream)
+    if (rewriter === undefined) rewriters.set(stream, rewriter = new Utf8FilenameRewriter())
+    return rewriter
+  }
   const write = proto._write
-  proto._write = function(this: unknown, chunk, encoding, callback) {
+  proto._write = function(this: typeof proto, chunk, encoding, callback) {
     try {
-      write.call(this, chunk, encoding, callback)
+      const bytes = rewriterOf(this).push(chunk instanceof Uint8Array ? chunk : Buffer.from(String(chunk), encoding))
+      if (bytes.length === 0) return callback()
+      write.call(this, bytes, encoding, callback)
     } catch (error) {
       callback(error instanceof Error ? error : new Error(String(error)))
     }
+  }
+  const final = proto._final
+  proto._final = function(this: typeof proto, callback) {
+    try {
+      const rest = rewriterOf(this).end()
+      if (rest.length > 0) this._parser.write(rest)
+    } catch (error) {
+      return callback(error instanceof Error ? error : new Error(String(error)))
+    }
+    final.call(this, callback)
   }
   proto.guarded = true
   guardFileEnd()

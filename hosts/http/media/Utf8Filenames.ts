@@ -1,0 +1,118 @@
+/**
+ * Browsers and curl send a part's file name as raw UTF-8 inside `filename="..."`, but the
+ * multipart parser only reads a quoted parameter of Latin-1 characters: with `中文.png` it
+ * drops the whole Content-Disposition header, so the file arrives as a nameless field. This
+ * rewrites such a parameter, in the part headers of the byte stream before the parser, into
+ * the `filename*=UTF-8''...` form the parser decodes itself. Everything else passes unchanged.
+ *
+ * The delimiter is taken from the body's first line, which browsers, curl and fetch always
+ * begin with; a body with a preamble passes through untouched.
+ */
+const CRLF = Buffer.from("\r\n")
+const HEADERS_END = Buffer.from("\r\n\r\n")
+/** Larger header blocks are refused by the parser anyway (its limit is 16 KB). */
+const MAX_HEADER_BLOCK = 16 * 1024
+const MAX_FIRST_LINE = 80
+
+type Mode = "first-line" | "headers" | "body" | "passthrough"
+
+export class Utf8FilenameRewriter {
+  private mode: Mode = "first-line"
+  private pending: Buffer = Buffer.alloc(0)
+  private delimiter: Buffer = Buffer.alloc(0)
+
+  /** The bytes to hand to the parser for this chunk; some may be held back for the next. */
+  push(chunk: Uint8Array): Buffer {
+    if (this.mode === "passthrough") return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk])
+    const out: Array<Buffer> = []
+    for (;;) {
+      const step = this.step()
+      if (step === undefined) break
+      out.push(step)
+    }
+    return out.length === 1 ? out[0]! : Buffer.concat(out)
+  }
+
+  /** The bytes still held back, at the end of the body. */
+  end(): Buffer {
+    const rest = this.pending
+    this.pending = Buffer.alloc(0)
+    this.mode = "passthrough"
+    return rest
+  }
+
+  /** Emits the next run of bytes it can decide on, or undefined to wait for more. */
+  private step(): Buffer | undefined {
+    switch (this.mode) {
+      case "first-line": {
+        const eol = this.pending.indexOf(CRLF)
+        if (eol === -1) return this.pending.length > MAX_FIRST_LINE ? this.giveUp() : undefined
+        const line = this.pending.subarray(0, eol)
+        if (line.length < 3 || line[0] !== 0x2d || line[1] !== 0x2d) return this.giveUp()
+        this.delimiter = Buffer.concat([CRLF, line])
+        this.mode = "headers"
+        return this.take(eol)
+      }
+      case "headers": {
+        const end = this.pending.indexOf(HEADERS_END)
+        if (end === -1) return this.pending.length > MAX_HEADER_BLOCK ? this.giveUp() : undefined
+        const block = this.take(end + HEADERS_END.length)
+        this.mode = "body"
+        return rewriteHeaderBlock(block)
+      }
+      case "body": {
+        const at = this.pending.indexOf(this.delimiter)
+        if (at === -1) {
+          // Hold back what could be the start of a delimiter split across chunks.
+          const keep = Math.min(this.pending.length, this.delimiter.length - 1)
+          return this.pending.length > keep ? this.take(this.pending.length - keep) : undefined
+        }
+        this.mode = "headers"
+        return this.take(at + this.delimiter.length)
+      }
+      case "passthrough":
+        return this.pending.length > 0 ? this.take(this.pending.length) : undefined
+    }
+  }
+
+  private take(length: number): Buffer {
+    const head = this.pending.subarray(0, length)
+    this.pending = this.pending.subarray(length)
+    return head
+  }
+
+  private giveUp(): Buffer {
+    this.mode = "passthrough"
+    return this.take(this.pending.length)
+  }
+}
+
+const FILENAME_PARAM = /;\s*filename="((?:[^"\\]|\\.)*)"/i
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A header block with a non-ASCII quoted file name, in the form the parser reads. */
+const rewriteHeaderBlock = (block: Buffer): Buffer => {
+  if (!block.some((byte) => byte > 0x7f)) return block
+  let text: string
+  try {
+    text = utf8.decode(block)
+  } catch {
+    return block
+  }
+  const lines = text.split("\r\n").map((line) => {
+    if (!/^content-disposition:/i.test(line) || /;\s*filename\*=/i.test(line)) return line
+    return line.replace(FILENAME_PARAM, (param, quoted: string) => {
+      const name = quoted.replace(/\\(.)/g, "$1")
+      return /[^\x00-\x7f]/.test(name) ? `; filename*=UTF-8''${percentEncode(name)}` : param
+    })
+  })
+  return Buffer.from(lines.join("\r\n"))
+}
+
+/** Every byte outside the parser's token characters, so the value reads as one token. */
+const percentEncode = (name: string): string =>
+  Array.from(Buffer.from(name), (byte) =>
+    /[A-Za-z0-9.!#$&+^_`|~-]/.test(String.fromCharCode(byte))
+      ? String.fromCharCode(byte)
+      : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("")
