@@ -4,7 +4,7 @@ import { EventLog } from "../events/EventLog.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { CatalogSettings } from "../shared/CatalogSettings.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Conflict, Forbidden, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Conflict, Forbidden, NotFound, ValidationFailed } from "../shared/Errors.js"
 import { now as nowIso } from "../shared/Tenant.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { type Actor, CurrentTenant, SYSTEM_ACTOR_ID } from "./Actor.js"
@@ -24,17 +24,31 @@ import { sameJson } from "../shared/CanonicalJson.js"
 
 export class Organizations extends Context.Tag("catalog/Organizations")<Organizations, {
   /** Creates an organization for a signed-in member of another one, or for the service on behalf of `initialAdmin`. */
-  readonly create: (input: CreateOrganization, creator: Principal) => Effect.Effect<Organization, Forbidden | NotFound | Conflict>
+  readonly create: (
+    input: CreateOrganization,
+    creator: Principal
+  ) => Effect.Effect<Organization, Forbidden | NotFound | ValidationFailed>
   /** Ensures the single-tenant bootstrap organization exists (idempotent); answers it. */
   readonly ensureBootstrap: (slug: string) => Effect.Effect<Organization, Conflict>
   readonly current: Effect.Effect<OrganizationDetails, NotFound, CurrentTenant>
-  readonly updateCurrent: (input: UpdateOrganization) => Effect.Effect<Organization, NotFound | Conflict, CurrentTenant>
+  readonly updateCurrent: (input: UpdateOrganization) => Effect.Effect<Organization, NotFound | ValidationFailed, CurrentTenant>
   /** Exports the tenant to the blob store, cascades it away, and records `organization.deleted` in the same transaction. */
   readonly delete: (
     id: string,
     confirm: string
   ) => Effect.Effect<OrganizationDeleted, Forbidden | NotFound | ValidationFailed, CurrentTenant>
 }>() {}
+
+/**
+ * The specification answers an organization's write with 403, 404 or 422 only: its 409 is for
+ * clashes inside a catalog. A taken organization slug is a rejected field.
+ */
+const slugTaken = <A, E, R>(write: Effect.Effect<A, E | Conflict, R>) =>
+  Effect.catchIf(
+    write,
+    (error): error is Conflict => error instanceof Conflict,
+    () => Effect.fail(ValidationFailed.one(["slug"], "the slug is taken by another organization", "taken"))
+  )
 
 export const makeOrganizations = Effect.gen(function*() {
   const repo = yield* OrganizationRepository
@@ -83,7 +97,7 @@ export const makeOrganizations = Effect.gen(function*() {
             createdAt: now,
             updatedAt: now
           })
-          yield* repo.insert(organization)
+          yield* repo.insert(organization).pipe(slugTaken)
           let actor: Actor = { type: "service", id: SYSTEM_ACTOR_ID }
           let admin: Record<string, unknown> = {}
           if (creator._tag === "User") {
@@ -175,7 +189,7 @@ export const makeOrganizations = Effect.gen(function*() {
             ...(input.slug !== undefined ? { slug: input.slug } : {}),
             ...(nextSettings !== undefined ? { settings: nextSettings } : {}),
             updatedAt: yield* nowIso
-          })
+          }).pipe(slugTaken)
           if (Option.isNone(updated)) return yield* new NotFound({ entity: "organization", id: tenant.organizationId })
           yield* record(tenant.organizationId, tenant.actor, "organization.updated", { changed_fields: changed })
           return updated.value

@@ -33,9 +33,9 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
     Effect.gen(function*() {
       const { organization } = yield* newTenant
       const organizations = yield* Organizations
-      const again = yield* Effect.exit(organizations.create({ name: "Other", slug: organization.slug }, { _tag: "Service" }))
-      assert(Exit.isFailure(again))
-      expect(JSON.stringify(again.cause)).toContain("Conflict")
+      const again = yield* Effect.flip(organizations.create({ name: "Other", slug: organization.slug }, { _tag: "Service" }))
+      assert(again._tag === "ValidationFailed")
+      expect(again.issues.map((issue) => [issue.path, issue.code])).toEqual([[["slug"], "taken"]])
       const found = yield* (yield* UnitOfWork).system((yield* OrganizationRepository).findBySlug(organization.slug))
       expect(Option.map(found, (o) => o.id)).toEqual(Option.some(organization.id))
     }))

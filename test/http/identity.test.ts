@@ -70,7 +70,7 @@ describe("organizations", () => {
     expect(me.json.role).toBe("admin")
   })
 
-  it("refuses invalid bodies with 422 and a taken slug with 409", async () => {
+  it("refuses invalid bodies and a taken slug with 422", async () => {
     const { value } = await import("effect/Redacted")
     const post = (body: unknown) => host.request("POST", "/v1/organizations", { headers: { "x-pim-service-key": value(serviceKey()) }, body })
     expect((await post({ name: "x", slug: "Not A Slug" })).status).toBe(422)
@@ -87,8 +87,14 @@ describe("organizations", () => {
     expect((await post({ name: "x", slug: `fine-${uuid().slice(0, 8)}`, initialAdmin: { email: `${"a".repeat(242)}@example.com` } })).status).toBe(201)
     const t = await host.tenant()
     const taken = await post({ name: "x", slug: t.organization.slug, initialAdmin: { email: "taken@example.com" } })
-    expect(taken.status).toBe(409)
-    expect(taken.json.error.code).toBe("conflict")
+    expect([taken.status, taken.json.error.code, taken.json.error.details.issues]).toEqual([
+      422,
+      "validation_failed",
+      [{ path: ["slug"], message: "the slug is taken by another organization", code: "taken" }]
+    ])
+    const renamed = await t.sreq("PATCH", "/v1/organizations/me", { body: { slug: (await host.tenant()).organization.slug } })
+    expect([renamed.status, renamed.json.error.details.issues[0].path]).toEqual([422, ["slug"]])
+    expect((await t.req("GET", "/v1/organizations/me")).json.slug).toBe(t.organization.slug)
   })
 
   it("lets a member create another organization and refuses API keys", async () => {
