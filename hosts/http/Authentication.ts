@@ -57,10 +57,10 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
         if (isOrgCreate && settings.tenancy === "single") {
           return yield* new Forbidden({ message: "this deployment serves a single organization" })
         }
-        const presented = request.headers["x-pim-service-key"]
+        // Anywhere else the header means nothing and is ignored, as on the catalog routes.
+        const presented = isOrgCreate ? request.headers["x-pim-service-key"] : undefined
         if (presented !== undefined) {
-          const accepted = isOrgCreate && Option.isSome(serviceKey) &&
-            crypto.safeEqual(presented, Redacted.value(serviceKey.value))
+          const accepted = Option.isSome(serviceKey) && crypto.safeEqual(presented, Redacted.value(serviceKey.value))
           if (!accepted) return yield* new Unauthenticated({ message: "service key not accepted" })
           return { principal: { _tag: "Service" } as const, tenant: Option.none() }
         }

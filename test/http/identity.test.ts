@@ -47,9 +47,18 @@ describe("authentication", () => {
     expect(noOrg.json).toMatchObject({ organization: null, actor: { type: "user", id: t.userId } })
   })
 
-  it("accepts the service key only on POST /v1/organizations", async () => {
-    const r = await host.request("GET", "/v1/me", { headers: { "x-pim-service-key": serviceKey().toString() } })
-    expect(r.status).toBe(401)
+  it("accepts the service key only on POST /v1/organizations, and ignores the header elsewhere", async () => {
+    const { value } = await import("effect/Redacted")
+    const alone = await host.request("GET", "/v1/me", { headers: { "x-pim-service-key": value(serviceKey()) } })
+    expect([alone.status, alone.json.error.code]).toEqual([401, "unauthenticated"])
+    const t = await host.tenant()
+    for (const key of [value(serviceKey()), "wrong"]) {
+      const me = await t.req("GET", "/v1/me", { headers: { "x-pim-service-key": key } })
+      expect([me.status, me.json.actor]).toEqual([200, { type: "api_key", id: t.apiKeyId }])
+      expect((await t.req("GET", "/v1/products", { headers: { "x-pim-service-key": key } })).status).toBe(200)
+    }
+    const wrong = await t.req("POST", "/v1/organizations", { headers: { "x-pim-service-key": "wrong" }, body: { name: "x", slug: "x" } })
+    expect([wrong.status, wrong.json.error.code]).toEqual([401, "unauthenticated"])
   })
 })
 
