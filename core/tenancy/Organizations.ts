@@ -66,6 +66,36 @@ export const makeOrganizations = Effect.gen(function*() {
       Effect.provideService(Crypto, crypto)
     )
 
+  /** Seats `initialAdmin` as an admin, or invites its email; answers what it did, for the event. */
+  const seatInitialAdmin = (
+    organizationId: string,
+    { email, userId }: NonNullable<CreateOrganization["initialAdmin"]>,
+    now: string,
+    creator: Principal
+  ) =>
+    Effect.gen(function*() {
+      const existing = userId !== undefined
+        ? yield* users.findById(userId).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(new NotFound({ entity: "user", id: userId })),
+            onSome: Effect.succeed
+          }))
+        )
+        : email !== undefined
+        ? Option.getOrUndefined(yield* users.findByEmail(email))
+        : undefined
+      if (existing !== undefined) {
+        // The signed-in creator is an admin already.
+        if (creator._tag !== "User" || creator.userId !== existing.id) {
+          yield* users.addMembership(organizationId, existing.id, "admin", now)
+        }
+        return { userId: existing.id }
+      }
+      if (email === undefined) return {}
+      yield* users.addInvite(organizationId, email.toLowerCase(), "admin", now)
+      return { invited: email.toLowerCase() }
+    })
+
   const create = (input: CreateOrganization, creator: Principal) =>
     Effect.gen(function*() {
       if (settings.tenancy === "single") {
@@ -104,25 +134,10 @@ export const makeOrganizations = Effect.gen(function*() {
             actor = { type: "user", id: creator.userId }
             yield* users.addMembership(id, creator.userId, "admin", now)
             admin = { userId: creator.userId }
-          } else if (input.initialAdmin !== undefined) {
-            const { email, userId } = input.initialAdmin
-            const existing = userId !== undefined
-              ? yield* users.findById(userId).pipe(
-                Effect.flatMap(Option.match({
-                  onNone: () => Effect.fail(new NotFound({ entity: "user", id: userId })),
-                  onSome: Effect.succeed
-                }))
-              )
-              : email !== undefined
-              ? Option.getOrUndefined(yield* users.findByEmail(email))
-              : undefined
-            if (existing !== undefined) {
-              yield* users.addMembership(id, existing.id, "admin", now)
-              admin = { userId: existing.id }
-            } else if (email !== undefined) {
-              yield* users.addInvite(id, email.toLowerCase(), "admin", now)
-              admin = { invited: email.toLowerCase() }
-            }
+          }
+          if (input.initialAdmin !== undefined) {
+            const seated = yield* seatInitialAdmin(id, input.initialAdmin, now, creator)
+            admin = creator._tag === "User" ? { ...admin, initialAdmin: seated } : seated
           }
           yield* record(id, actor, "organization.created", { slug: input.slug, ...admin })
           return organization

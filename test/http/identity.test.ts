@@ -117,6 +117,26 @@ describe("organizations", () => {
     expect(byKey.status).toBe(403)
   })
 
+  it("seats a member's initialAdmin beside the member, or invites its email", async () => {
+    const t = await host.tenant()
+    const colleague = await host.tenant()
+    const withUser = await t.sreq("POST", "/v1/organizations", {
+      body: { name: "Shared", slug: `shared-${uuid().slice(0, 8)}`, initialAdmin: { userId: colleague.userId } }
+    })
+    expect(withUser.status).toBe(201)
+    for (const session of [t.session, colleague.session]) {
+      const me = await host.request("GET", "/v1/me", { auth: session, headers: { "x-organization-id": withUser.json.id } })
+      expect([me.status, me.json.role]).toEqual([200, "admin"])
+    }
+    const email = `later-${uuid().slice(0, 8)}@example.com`
+    const withEmail = await t.sreq("POST", "/v1/organizations", { body: { name: "Later", slug: `later-${uuid().slice(0, 8)}`, initialAdmin: { email } } })
+    const newcomer = host.session(uuid(), email)
+    const me = await host.request("GET", "/v1/me", { auth: newcomer, headers: { "x-organization-id": withEmail.json.id } })
+    expect([me.status, me.json.role]).toEqual([200, "admin"])
+    const unknown = await t.sreq("POST", "/v1/organizations", { body: { name: "No", slug: `no-${uuid().slice(0, 8)}`, initialAdmin: { userId: uuid() } } })
+    expect([unknown.status, unknown.json.error.code]).toEqual([404, "not_found"])
+  })
+
   it("shows features and billing, merges settings and refuses unknown keys", async () => {
     const t = await host.tenant()
     const me = await t.req("GET", "/v1/organizations/me")
