@@ -18,6 +18,10 @@ describe("GET /v1/products query validation", () => {
     const unknown = await t.req("GET", "/v1/products?colour=red")
     expect(unknown.status).toBe(422)
     expect(unknown.json.error.details.issues[0].path).toEqual(["colour"])
+    for (const path of ["/v1/products?__proto__=x&limit=1", "/v1/products/facets?%5F%5Fproto__=1", "/v1/categories?q=a&__proto__"]) {
+      const proto = await t.req("GET", path)
+      expect([path, proto.status, proto.json.error.details.issues]).toEqual([path, 422, [{ path: ["__proto__"], message: "is unexpected", code: "unrecognized_key" }]])
+    }
     for (const q of ["limit=0", "limit=201", "offset=-1", "withTotal=yes", "sortBy=price", "ids=not-a-uuid"]) {
       const r = await t.req("GET", `/v1/products?${q}`)
       expect([q, r.status, r.json.error.code]).toEqual([q, 422, "validation_failed"])
