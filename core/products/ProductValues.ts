@@ -1,11 +1,11 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 
-const sameScope = (a: ValueEntry, b: ValueEntry) => a.locale === b.locale && a.channel === b.channel
+const scopeOf = (entry: ValueEntry) => scopeKey(entry.locale, entry.channel)
 
 /**
  * DESIGN.md's merge: per code and per (locale, channel) entry; an entry with `value: null`
@@ -20,11 +20,14 @@ export const mergeValues = (
   const touched: Array<string> = []
   for (const [code, entries] of Object.entries(patch)) {
     const before = entriesOf(current, code) ?? []
-    let next: ReadonlyArray<ValueEntry> = before
+    // A rewritten entry moves to the end, as a removal and an addition.
+    const byScope = new Map(before.map((e) => [scopeOf(e), e]))
     for (const entry of entries) {
-      next = next.filter((e) => !sameScope(e, entry))
-      if (entry.value !== null) next = [...next, entry]
+      const scope = scopeOf(entry)
+      byScope.delete(scope)
+      if (entry.value !== null) byScope.set(scope, entry)
     }
+    const next = [...byScope.values()]
     if (next.length === 0) delete merged[code]
     else merged[code] = next
     if (!sameJson(canonicalOrder(next), canonicalOrder(before))) touched.push(code)
@@ -33,7 +36,7 @@ export const mergeValues = (
 }
 
 const canonicalOrder = (entries: ReadonlyArray<ValueEntry>) =>
-  [...entries].sort((a, b) => JSON.stringify([a.locale, a.channel]).localeCompare(JSON.stringify([b.locale, b.channel])))
+  entries.map((e) => [scopeOf(e), e] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e)
 
 /** Values written without the entries that only remove (`value: null`): what a create stores. */
 export const withoutRemovals = (values: AttributeValues): AttributeValues => {

@@ -44,6 +44,9 @@ export interface ValueEntry {
 /** A record's attribute values: code -> entries. */
 export type AttributeValues = Readonly<Record<string, ReadonlyArray<ValueEntry>>>
 
+/** One string per (locale, channel) pair, `null` kept apart from any text. */
+export const scopeKey = (locale: string | null, channel: string | null): string => JSON.stringify([locale, channel])
+
 /** The entries under `code`, from own keys only: `constructor` is a valid code, not Object.prototype's. */
 export const entriesOf = (values: AttributeValues, code: string): ReadonlyArray<ValueEntry> | undefined =>
   Object.hasOwn(values, code) ? values[code] : undefined
@@ -113,8 +116,7 @@ export const validateAttributeValues = (
       issues.push({ path: at, message: "must be an array of {locale, channel, value} entries", code: "invalid_type" })
       continue
     }
-    // The (locale, channel) pairs met so far: a code has a handful of entries at most.
-    const seen: Array<{ readonly locale: string | null; readonly channel: string | null }> = []
+    const seen = new Set<string>()
     const normalized: Array<ValueEntry> = []
     for (let i = 0; i < entries.length; i++) {
       const entry: unknown = entries[i]
@@ -136,11 +138,12 @@ export const validateAttributeValues = (
       if (issues.length > before) continue
       const locale = entry.locale as string | null
       const channel = entry.channel as string | null
-      if (seen.some((e) => e.locale === locale && e.channel === channel)) {
+      const scope = scopeKey(locale, channel)
+      if (seen.has(scope)) {
         issues.push({ path: [...at, i], message: `more than one entry for locale ${locale} and channel ${channel}`, code: "duplicate_entry" })
         continue
       }
-      seen.push({ locale, channel })
+      seen.add(scope)
       if (entry.value === null) {
         normalized.push({ locale, channel, value: null })
         continue

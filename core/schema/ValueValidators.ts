@@ -30,22 +30,26 @@ const stringRule = (rules: Rules, key: string): string | undefined => {
 }
 
 /** A list of allowed strings: plain strings, or objects naming them by `code` or `value`. */
-const listOf = (v: unknown): ReadonlyArray<string> | undefined => {
+const listOf = (v: unknown): ReadonlySet<string> | undefined => {
   if (!Array.isArray(v)) return undefined
-  return v.flatMap((item: unknown) => {
+  return new Set(v.flatMap((item: unknown) => {
     if (typeof item === "string") return [item]
     if (typeof item === "object" && item !== null) {
       const named = "code" in item ? item.code : "value" in item ? item.value : undefined
       return typeof named === "string" ? [named] : []
     }
     return []
-  })
+  }))
 }
+
+/** The message for a value outside `allowed`; a long list is not repeated in every issue. */
+const oneOf = (allowed: ReadonlySet<string>): string =>
+  allowed.size <= 20 ? `must be one of ${[...allowed].join(", ")}` : `must be one of the ${allowed.size} allowed values`
 
 // Rules belong to an attribute and are checked against every value of it that a batch writes:
 // read each list once per rules object.
-const lists = new WeakMap<Rules, Map<string, ReadonlyArray<string> | undefined>>()
-const listRule = (rules: Rules, key: string): ReadonlyArray<string> | undefined => {
+const lists = new WeakMap<Rules, Map<string, ReadonlySet<string> | undefined>>()
+const listRule = (rules: Rules, key: string): ReadonlySet<string> | undefined => {
   let byKey = lists.get(rules)
   if (byKey === undefined) {
     byKey = new Map()
@@ -94,9 +98,7 @@ const rangeIssues = (n: number, rules: Rules, path: Path): ReadonlyArray<Issue> 
 
 const optionIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue> => {
   const options = listRule(rules, "options")
-  return options === undefined || options.includes(s)
-    ? []
-    : [{ path, message: `must be one of ${options.join(", ")}`, code: "invalid_option" }]
+  return options === undefined || options.has(s) ? [] : [{ path, message: oneOf(options), code: "invalid_option" }]
 }
 
 const text: ValueValidator = (value, rules, path) =>
@@ -164,26 +166,30 @@ const datetime: ValueValidator = (value, rules, path) => {
 const select: ValueValidator = (value, rules, path) =>
   typeof value === "string" ? collect(value, optionIssues(value, rules, path)) : fail(path, "must be a string", "invalid_type")
 
-/** An array of strings, each checked by `item` (given the whole array too). */
+/** An array of strings, each checked by an `item` made for that array. */
 const stringArray = (
-  item: (s: string, rules: Rules, path: Path, index: number, items: ReadonlyArray<unknown>) => ReadonlyArray<Issue>
+  itemFor: () => (s: string, rules: Rules, path: Path) => ReadonlyArray<Issue>
 ): ValueValidator =>
 (value, rules, path) => {
   if (!Array.isArray(value)) return fail(path, "must be an array of strings", "invalid_type")
+  const item = itemFor()
   const issues = value.flatMap((v: unknown, i) =>
-    typeof v === "string" ? item(v, rules, [...path, i], i, value) : [{ path: [...path, i], message: "must be a string", code: "invalid_type" }]
+    typeof v === "string" ? item(v, rules, [...path, i]) : [{ path: [...path, i], message: "must be a string", code: "invalid_type" }]
   )
   return collect(value, issues)
 }
 
 // A multiselect value is a set of options: naming one twice is a mistake, not a weight.
-const multiselect = stringArray((s, rules, path, index, items) =>
-  items.indexOf(s) < index
-    ? [{ path, message: `option ${s} is already selected`, code: "duplicate_entry" }]
-    : optionIssues(s, rules, path)
-)
+const multiselect = stringArray(() => {
+  const selected = new Set<string>()
+  return (s, rules, path) => {
+    if (selected.has(s)) return [{ path, message: `option ${s} is already selected`, code: "duplicate_entry" }]
+    selected.add(s)
+    return optionIssues(s, rules, path)
+  }
+})
 
-const tags = stringArray((s, rules, path) =>
+const tags = stringArray(() => (s, rules, path) =>
   s.length === 0 ? [{ path, message: "must not be empty", code: "too_small" }] : stringIssues(s, rules, path)
 )
 
@@ -207,7 +213,7 @@ const measurement: ValueValidator = (value, rules, path) => {
   if (Object.hasOwn(value, "unit")) {
     const units = listRule(rules, "units")
     if (typeof unit !== "string" || unit.length === 0) issues.push({ path: [...path, "unit"], message: "must be a non-empty string", code: "invalid_type" })
-    else if (units !== undefined && !units.includes(unit)) issues.push({ path: [...path, "unit"], message: `must be one of ${units.join(", ")}`, code: "invalid_option" })
+    else if (units !== undefined && !units.has(unit)) issues.push({ path: [...path, "unit"], message: oneOf(units), code: "invalid_option" })
   }
   return collect(value, issues)
 }
@@ -249,8 +255,8 @@ const money: ValueValidator = (value, rules, path) => {
     const currencies = listRule(rules, "currencies")
     if (typeof currency !== "string" || !isCurrencyCode(currency)) {
       issues.push({ path: [...path, "currency"], message: "must be an ISO 4217 code such as EUR", code: "invalid_type" })
-    } else if (currencies !== undefined && !currencies.includes(currency)) {
-      issues.push({ path: [...path, "currency"], message: `must be one of ${currencies.join(", ")}`, code: "invalid_option" })
+    } else if (currencies !== undefined && !currencies.has(currency)) {
+      issues.push({ path: [...path, "currency"], message: oneOf(currencies), code: "invalid_option" })
     }
   }
   return collect(value, issues)

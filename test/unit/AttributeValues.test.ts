@@ -8,6 +8,7 @@ import {
   validateAttributeValues,
   validateValue
 } from "../../core/schema/AttributeValues.js"
+import { mergeValues } from "../../core/products/ProductValues.js"
 
 const spec = (type: AttributeType, validation: Record<string, unknown> | null = null, more: Partial<AttributeSpec> = {}): AttributeSpec => ({
   code: "attr",
@@ -114,6 +115,18 @@ describe("value validators", () => {
     expect(issuesOf(spec("multiselect"), ["red", "blue", "red"])).toEqual([{ path: ["v", 2], message: "option red is already selected", code: "duplicate_entry" }])
     expect(issuesOf(spec("measurement", { units: ["kg", "g"] }), { amount: 1, unit: "lb" })[0]?.path).toEqual(["v", "unit"])
     expect(issuesOf(spec("money", { currencies: ["EUR"] }), { amount_cents: 1, currency: "USD" })[0]?.path).toEqual(["v", "currency"])
+    expect(issuesOf(spec("select", { options: ["red", "blue"] }), "green")[0]?.message).toBe("must be one of red, blue")
+  })
+
+  it("names a long list of options by its size, not in every issue", () => {
+    const options = Array.from({ length: 5000 }, (_, i) => `o${i}`)
+    const many = spec("multiselect", { options })
+    ok(many, options)
+    expect(issuesOf(many, ["o1", "x", "o1", "y"])).toEqual([
+      { path: ["v", 1], message: "must be one of the 5000 allowed values", code: "invalid_option" },
+      { path: ["v", 2], message: "option o1 is already selected", code: "duplicate_entry" },
+      { path: ["v", 3], message: "must be one of the 5000 allowed values", code: "invalid_option" }
+    ])
   })
 
   it("ignores validation keys of the wrong type instead of failing", () => {
@@ -233,6 +246,8 @@ describe("validateAttributeValues", () => {
       code: "duplicate_entry"
     })
     expect(issues({ qty: [{ locale: null, channel: null, value: "three" }] })[0]?.path).toEqual(["attributes", "qty", 0, "value"])
+    // The text "null" is a locale like any other, not the absent one.
+    expect(Either.isRight(run({ title: [{ locale: "null", channel: null, value: "a" }, { locale: null, channel: null, value: "b" }] }))).toBe(true)
   })
 
   it("never throws on arbitrary input", () => {
@@ -265,5 +280,23 @@ describe("isFilled", () => {
     expect(isFilled(scoped, [{ locale: "en", channel: null, value: "x" }], at)).toBe(true)
     expect(isFilled(scoped, [{ locale: null, channel: "app", value: "x" }], at)).toBe(false)
     expect(isFilled(scoped, [{ locale: null, channel: null, value: "" }], at)).toBe(false)
+  })
+})
+
+describe("mergeValues", () => {
+  const entry = (locale: string | null, value: unknown) => ({ locale, channel: null, value })
+
+  it("replaces, adds and removes per (locale, channel), moving a rewritten entry to the end", () => {
+    const current = { title: [entry("en", "a"), entry("de", "b"), entry(null, "c")], qty: [entry(null, 1)] }
+    const { merged, touched } = mergeValues(current, { title: [entry("en", "A"), entry("de", null), entry("fr", "d")], qty: [entry(null, 1)] })
+    expect(merged).toEqual({ title: [entry(null, "c"), entry("en", "A"), entry("fr", "d")], qty: [entry(null, 1)] })
+    expect(touched).toEqual(["title"])
+  })
+
+  it("counts entries sent again in another order as untouched, and drops a code left empty", () => {
+    const current = { title: [entry("en", "a"), entry("de", "b")], qty: [entry(null, 1)] }
+    const { merged, touched } = mergeValues(current, { title: [entry("de", "b"), entry("en", "a")], qty: [entry(null, null)] })
+    expect(merged).toEqual({ title: [entry("de", "b"), entry("en", "a")] })
+    expect(touched).toEqual(["qty"])
   })
 })
