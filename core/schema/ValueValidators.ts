@@ -131,10 +131,36 @@ const plainDecimal = (n: number): string => {
   return (negative ? "-" : "") + plain.replace(/\.$/, "")
 }
 
+/** Sign, integer digits and fraction digits of a `DECIMAL` string, without redundant zeros. */
+const decimalParts = (s: string) => {
+  const negative = s.startsWith("-")
+  const [int = "", frac = ""] = (negative ? s.slice(1) : s).split(".")
+  const digits = { int: int.replace(/^0+/, ""), frac: frac.replace(/0+$/, "") }
+  return { ...digits, negative: negative && (digits.int !== "" || digits.frac !== "") }
+}
+
+/** Compares two `DECIMAL` strings exactly: a double would take 10.0000000000000000001 for 10. */
+export const compareDecimals = (a: string, b: string): -1 | 0 | 1 => {
+  const x = decimalParts(a)
+  const y = decimalParts(b)
+  if (x.negative !== y.negative) return x.negative ? -1 : 1
+  const sign = x.negative ? -1 : 1
+  if (x.int.length !== y.int.length) return x.int.length < y.int.length ? -sign as -1 | 1 : sign
+  const width = Math.max(x.frac.length, y.frac.length)
+  const left = x.int + x.frac.padEnd(width, "0")
+  const right = y.int + y.frac.padEnd(width, "0")
+  return left === right ? 0 : left < right ? -sign as -1 | 1 : sign
+}
+
 const decimal: ValueValidator = (value, rules, path) => {
   const s = typeof value === "number" && Number.isFinite(value) ? plainDecimal(value) : value
   if (typeof s !== "string" || !DECIMAL.test(s)) return fail(path, "must be a decimal string such as \"12.50\"", "invalid_type")
-  return collect(s, rangeIssues(Number(s), rules, path))
+  const min = numberRule(rules, "min")
+  const max = numberRule(rules, "max")
+  const issues: Array<Issue> = []
+  if (min !== undefined && compareDecimals(s, plainDecimal(min)) < 0) issues.push({ path, message: `must be at least ${min}`, code: "too_small" })
+  if (max !== undefined && compareDecimals(s, plainDecimal(max)) > 0) issues.push({ path, message: `must be at most ${max}`, code: "too_big" })
+  return collect(s, issues)
 }
 
 const boolean: ValueValidator = (value, _rules, path) =>

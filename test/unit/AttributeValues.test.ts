@@ -9,6 +9,7 @@ import {
   validateValue
 } from "../../core/schema/AttributeValues.js"
 import { mergeValues } from "../../core/products/ProductValues.js"
+import { compareDecimals } from "../../core/schema/ValueValidators.js"
 
 const spec = (type: AttributeType, validation: Record<string, unknown> | null = null, more: Partial<AttributeSpec> = {}): AttributeSpec => ({
   code: "attr",
@@ -298,5 +299,31 @@ describe("mergeValues", () => {
     const { merged, touched } = mergeValues(current, { title: [entry("de", "b"), entry("en", "a")], qty: [entry(null, null)] })
     expect(merged).toEqual({ title: [entry("de", "b"), entry("en", "a")] })
     expect(touched).toEqual(["qty"])
+  })
+})
+
+describe("compareDecimals", () => {
+  const decimalString = fc.tuple(fc.boolean(), fc.stringMatching(/^\d{1,25}$/), fc.option(fc.stringMatching(/^\d{1,25}$/), { nil: undefined }))
+    .map(([negative, int, frac]) => `${negative ? "-" : ""}${int}${frac === undefined ? "" : `.${frac}`}`)
+  const scaled = (s: string, places: number) => {
+    const [int = "", frac = ""] = s.replace("-", "").split(".")
+    const n = BigInt(int + frac.padEnd(places, "0"))
+    return s.startsWith("-") ? -n : n
+  }
+
+  it("orders decimal strings exactly, as scaled integers do", () => {
+    fc.assert(fc.property(decimalString, decimalString, (a, b) => {
+      const x = scaled(a, 25)
+      const y = scaled(b, 25)
+      expect(compareDecimals(a, b)).toBe(x < y ? -1 : x > y ? 1 : 0)
+    }), { numRuns: 2000 })
+    expect([compareDecimals("-0.00", "0"), compareDecimals("007.50", "7.5"), compareDecimals("-1.5", "-1.25")]).toEqual([0, 0, -1])
+  })
+
+  it("holds decimal values to min and max beyond a double's precision", () => {
+    const bounded = spec("decimal", { min: -0.1, max: 10 })
+    for (const value of ["10.0000000000000000001", "10.000000000000000444", "11"]) expect(issuesOf(bounded, value)[0]?.code).toBe("too_big")
+    for (const value of ["-0.1000000000000000001", "-1"]) expect(issuesOf(bounded, value)[0]?.code).toBe("too_small")
+    for (const value of ["10", "10.000", "-0.1", "0", "9.99999999999999999999"]) ok(bounded, value)
   })
 })
