@@ -133,9 +133,9 @@ const subtreeCounts = (
       where ${scope.where} and pc.product_id in (${laterLinks(sql, organizationId)})`.pipe(Effect.flatMap(LinkRows))
 
     const parentOf = new Map(tree.map((c) => [c.id, c.parentId]))
-    const lineage = (id: string): Array<string> => {
-      const out: Array<string> = []
-      for (let at: string | null | undefined = id; at != null && out.length < 1000 && !out.includes(at); at = parentOf.get(at)) out.push(at)
+    const lineage = (id: string): Set<string> => {
+      const out = new Set<string>()
+      for (let at: string | null | undefined = id; at != null && !out.has(at); at = parentOf.get(at)) out.add(at)
       return out
     }
     const counts = new Map<string, number>()

@@ -6,6 +6,7 @@ import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
 import { caseKey } from "../../core/catalog/Text.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
+import { categoryTreeSize } from "./CategoryTreeSize.js"
 import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -97,7 +98,7 @@ export const make = Effect.gen(function*() {
             select id, parent_id, 0 from categories where organization_id = ${organizationId} and id = ${id}
             union all
             select c.id, c.parent_id, up.depth + 1 from categories c join up on c.id = up.parent_id
-            where c.organization_id = ${organizationId} and up.depth < 1000
+            where c.organization_id = ${organizationId} and up.depth < (${categoryTreeSize(sql, organizationId)})
           )
           select id from up where depth > 0 order by depth`.pipe(
         Effect.flatMap(IdRows),

@@ -6,6 +6,7 @@ import type { ProductFilter, ProductPage, ProductSort } from "../../core/product
 import { ProductRepository, type ProductWrite } from "../../core/products/ProductRepository.js"
 import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { Conflict } from "../../core/shared/Errors.js"
+import { categoryTreeSize } from "./CategoryTreeSize.js"
 import { chunksOf, IntColumn, JsonColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { denseFilters } from "./ProductDensity.js"
 import { makeFacetIndex } from "./ProductFacetIndex.js"
@@ -165,7 +166,7 @@ export const make = Effect.gen(function*() {
               select id, 0 from categories where organization_id = ${organizationId} and id = ${filter.categoryId}
               union all
               select c.id, tree.depth + 1 from categories c join tree on c.parent_id = tree.id
-              where c.organization_id = ${organizationId} and tree.depth < 1000
+              where c.organization_id = ${organizationId} and tree.depth < (${categoryTreeSize(sql, organizationId)})
             )
             select id from tree`.pipe(Effect.flatMap(IdRows), Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
 

@@ -235,7 +235,7 @@ export const count = (facets: TenantFacets, { accepts, filter, only, subtree, tr
     for (let n = 0; n < facets.categories.values.length; n++) {
       const out: Array<number> = []
       const seen = new Set<string>()
-      for (let at: string | null | undefined = facets.categories.values[n]; at != null && !seen.has(at) && out.length < 1000; at = parentOf.get(at)) {
+      for (let at: string | null | undefined = facets.categories.values[n]; at != null && !seen.has(at); at = parentOf.get(at)) {
         seen.add(at)
         if (parentOf.has(at)) out.push(facets.categories.of(at))
       }

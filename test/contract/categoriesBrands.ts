@@ -61,6 +61,28 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(names).toEqual(["category.created", "category.created", "category.deleted"])
       }))
 
+    it.effect("keeps a tree of any depth acyclic and counts its whole subtree", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const categories = yield* Categories
+          const products = yield* Products
+          const { family } = yield* schemaFixture
+          const chain = [yield* categories.create({ name: "Level 0" })]
+          for (let level = 1; level <= 1100; level++) {
+            chain.push(yield* categories.create({ name: `Level ${level}`, parentId: chain[level - 1]!.id }))
+          }
+          const [top, bottom] = [chain[0]!, chain[chain.length - 1]!]
+          const deep = yield* products.create({ familyId: family.id, name: "Deep", categoryIds: [bottom.id] })
+          const cycle = yield* failureOf(categories.update(top.id, { parentId: bottom.id }))
+          const listed = yield* products.list({ categoryId: top.id, includeDescendants: true })
+          const facets = yield* products.facets({ includeDescendants: true, facetLimit: 200 })
+          return { cycle, deep, listed, top, topCount: facets.categories.find((c) => c.id === top.id)?.count }
+        }))
+        expect(result.cycle).toContain("cycle")
+        expect(result.listed.data.map((p) => p.id)).toEqual([result.deep.id])
+        expect(result.topCount).toBe(1)
+      }), { timeout: 120_000 })
+
     it.effect("refuses a brand name taken in any case, and clears a deleted brand from its products", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
