@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, Htt
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
-import { decodeIssues } from "../../core/shared/ParseIssues.js"
+import { decodeIssues, issuesSummary } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
@@ -40,7 +40,7 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<
 }
 
 const refused = (issues: ReadonlyArray<Omit<TextIssue, "code"> & { readonly code: string }>) =>
-  json(422, envelope("validation_failed", issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { issues }))
+  json(422, envelope("validation_failed", issuesSummary(issues), { issues }))
 
 /**
  * The body as text, read up to `limit` bytes: a chunked body declares no length, so its size
@@ -124,8 +124,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
         const error = failure.value
         if (isDecodeError(error)) {
           const issues = decodeIssues(error.issues)
-          const summary = issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")
-          return Effect.succeed(json(422, envelope("validation_failed", summary || error.message, { issues })))
+          return Effect.succeed(json(422, envelope("validation_failed", issuesSummary(issues) || error.message, { issues })))
         }
         if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
           return Effect.succeed(json(404, envelope("not_found", "no such route")))

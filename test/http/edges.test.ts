@@ -97,10 +97,25 @@ describe("the error envelope at the edges", () => {
       const body = `{"name":"Deep","attributes":{"x":[{"locale":null,"channel":null,"value":${nested(depth - 3)}}]},"note":"\\u0000"}`
       const r = await t.req("POST", "/v1/brands", { rawBody: body, headers: { "content-type": "application/json" } })
       expect([depth, r.status, r.json.error.details.issues[0].code]).toEqual([depth, 422, "too_deep"])
+      expect(r.json.error.message).toBe("must not nest arrays and objects deeper than 64 levels")
     }
     // Brackets inside strings do not count.
     const ok = await t.req("POST", "/v1/brands", { rawBody: `{"name":"${"[".repeat(100)}","ignored":${nested(63)}}`, headers: { "content-type": "application/json" } })
     expect(ok.status).toBe(201)
+  })
+
+  it("names every issue of a body at once, each after its path, and a body that is no object in words", async () => {
+    const t = await host.tenant()
+    const missing = await t.req("POST", "/v1/products", { body: {} })
+    expect([missing.status, missing.json.error.message]).toEqual([422, "familyId: is missing; name: is missing"])
+    const bad = await t.req("POST", "/v1/products", { body: { familyId: "x", name: "", slug: "BAD", tags: [1] } })
+    expect(bad.json.error.details.issues.map((i: { path: Array<string | number> }) => i.path)).toEqual([["familyId"], ["name"], ["slug"], ["tags", 0]])
+    const category = await t.req("POST", "/v1/categories", { body: { name: "", position: 1.5, parentId: "nope" } })
+    expect(category.json.error.details.issues.map((i: { path: Array<string | number> }) => i.path)).toEqual([["name"], ["parentId"], ["position"]])
+    const array = await t.req("POST", "/v1/products", { body: [] })
+    expect([array.status, array.json.error.details.issues]).toEqual([422, [{ path: [], message: "Expected an object, actual []", code: "invalid_type" }]])
+    const bulk = await t.req("POST", "/v1/products/bulk", { body: { items: [{ op: "create" }] } })
+    expect(bulk.json.results[0].error.message).toMatch(/^familyId: is missing/)
   })
 
   it("answers U+0000 in the query of any request line with 422, whatever its path", async () => {

@@ -29,7 +29,7 @@ describe("decodeIssues", () => {
     const wrongType = Schema.decodeUnknownEither(Body)({ settings: 5 })
     if (Either.isRight(wrongType)) throw new Error("expected a failure")
     expect(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(wrongType.left))).toEqual([
-      { path: ["settings"], message: "Expected { readonly locale?: string | undefined } | null, actual 5", code: "invalid_type" }
+      { path: ["settings"], message: "Expected an object | null, actual 5", code: "invalid_type" }
     ])
   })
 
@@ -39,6 +39,6 @@ describe("decodeIssues", () => {
     if (Either.isRight(decoded)) throw new Error("expected a failure")
     const failed = validationFailedOf(decoded.left)
     expect(failed.issues).toEqual([{ path: ["op"], message: 'Expected "create" | "update" | "delete", actual "frob"', code: "invalid_type" }])
-    expect(failed.message).toBe('Expected "create" | "update" | "delete", actual "frob"')
+    expect(failed.message).toBe('op: Expected "create" | "update" | "delete", actual "frob"')
   })
 })

@@ -4,21 +4,22 @@ import { Brand, CreateBrand, UpdateBrand } from "../../../core/catalog/Brand.js"
 import { Category, CreateCategory, ListCategoriesQuery, UpdateCategory } from "../../../core/catalog/Category.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 export class CategoriesApi extends HttpApiGroup.make("categories")
   .add(HttpApiEndpoint.get("list", "/v1/categories").setUrlParams(ListCategoriesQuery).addSuccess(Schema.Array(Category)))
-  .add(HttpApiEndpoint.post("create", "/v1/categories").setPayload(CreateCategory).addSuccess(Category, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/categories").setPayload(everyIssue(CreateCategory)).addSuccess(Category, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/categories/:id").setPath(IdPath).addSuccess(Category))
-  .add(HttpApiEndpoint.patch("update", "/v1/categories/:id").setPath(IdPath).setPayload(UpdateCategory).addSuccess(Category))
+  .add(HttpApiEndpoint.patch("update", "/v1/categories/:id").setPath(IdPath).setPayload(everyIssue(UpdateCategory)).addSuccess(Category))
   .add(HttpApiEndpoint.del("delete", "/v1/categories/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
   .middleware(TenantAuth)
 {}
 
 export class BrandsApi extends HttpApiGroup.make("brands")
   .add(HttpApiEndpoint.get("list", "/v1/brands").addSuccess(Schema.Array(Brand)))
-  .add(HttpApiEndpoint.post("create", "/v1/brands").setPayload(CreateBrand).addSuccess(Brand, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/brands").setPayload(everyIssue(CreateBrand)).addSuccess(Brand, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/brands/:id").setPath(IdPath).addSuccess(Brand))
-  .add(HttpApiEndpoint.patch("update", "/v1/brands/:id").setPath(IdPath).setPayload(UpdateBrand).addSuccess(Brand))
+  .add(HttpApiEndpoint.patch("update", "/v1/brands/:id").setPath(IdPath).setPayload(everyIssue(UpdateBrand)).addSuccess(Brand))
   .add(HttpApiEndpoint.del("delete", "/v1/brands/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
   .middleware(TenantAuth)
 {}

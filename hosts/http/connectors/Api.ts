@@ -5,15 +5,16 @@ import { strict } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 export const DeliveriesQuery = Schema.Struct(pageParams(DELIVERY_LOG_SIZE)).annotations(strict)
 
 /** Headless connectors: install, manage, inspect their deliveries, send a test. */
 export class ConnectorsApi extends HttpApiGroup.make("connectors")
   .add(HttpApiEndpoint.get("list", "/v1/connectors").addSuccess(Schema.Array(Connector)))
-  .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(InstallConnector).addSuccess(Connector, { status: 201 }))
+  .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(everyIssue(InstallConnector)).addSuccess(Connector, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).addSuccess(Connector))
-  .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(UpdateConnector).addSuccess(Connector))
+  .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(everyIssue(UpdateConnector)).addSuccess(Connector))
   .add(HttpApiEndpoint.del("remove", "/v1/connectors/:id").setPath(IdPath))
   .add(
     HttpApiEndpoint.get("deliveries", "/v1/connectors/:id/deliveries")

@@ -5,6 +5,7 @@ import { NonEmptyString, strict, Uuid } from "../../../core/shared/Fields.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
 import { ContentPagesAuth } from "./Auth.js"
+import { everyIssue } from "../EveryIssue.js"
 
 export const ListContentPagesQuery = Schema.Struct({
   status: Schema.optional(ContentPageStatus),
@@ -15,9 +16,9 @@ export const ListContentPagesQuery = Schema.Struct({
 
 export class ContentPagesApi extends HttpApiGroup.make("contentPages")
   .add(HttpApiEndpoint.get("list", "/v1/content-pages").setUrlParams(ListContentPagesQuery).addSuccess(ContentPageList))
-  .add(HttpApiEndpoint.post("create", "/v1/content-pages").setPayload(CreateContentPage).addSuccess(ContentPage, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/content-pages").setPayload(everyIssue(CreateContentPage)).addSuccess(ContentPage, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/content-pages/:id").setPath(IdPath).addSuccess(ContentPage))
-  .add(HttpApiEndpoint.patch("update", "/v1/content-pages/:id").setPath(IdPath).setPayload(UpdateContentPage).addSuccess(ContentPage))
+  .add(HttpApiEndpoint.patch("update", "/v1/content-pages/:id").setPath(IdPath).setPayload(everyIssue(UpdateContentPage)).addSuccess(ContentPage))
   .add(HttpApiEndpoint.del("remove", "/v1/content-pages/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
   .middleware(ContentPagesAuth)
 {}

@@ -6,6 +6,7 @@ import { TenantAuth } from "../Authentication.js"
 import { TooLargeWire } from "../Errors.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 const AttachedPath = Schema.Struct({ id: Uuid, mediaId: Uuid })
 const MediaQuery = Schema.Struct(pageParams(200)).annotations(strict)
@@ -30,7 +31,7 @@ export class MediaApi extends HttpApiGroup.make("media")
       .addSuccess(Media, { status: 201 }).addError(TooLargeWire)
   )
   .add(HttpApiEndpoint.get("list", "/v1/products/:id/media").setPath(IdPath).setUrlParams(MediaQuery).addSuccess(MediaList))
-  .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(UpdateMedia).addSuccess(Media))
+  .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(everyIssue(UpdateMedia)).addSuccess(Media))
   .add(HttpApiEndpoint.del("detach", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.get("get", "/v1/media/:id").setPath(IdPath).addSuccess(Media))
   .add(HttpApiEndpoint.del("remove", "/v1/media/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))

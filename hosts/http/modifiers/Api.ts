@@ -3,12 +3,13 @@ import { Schema } from "effect"
 import { CreateModifier, Modifier, UpdateModifier } from "../../../core/modifiers/Modifier.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 export class ModifiersApi extends HttpApiGroup.make("modifiers")
   .add(HttpApiEndpoint.get("list", "/v1/modifiers").addSuccess(Schema.Array(Modifier)))
-  .add(HttpApiEndpoint.post("create", "/v1/modifiers").setPayload(CreateModifier).addSuccess(Modifier, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/modifiers").setPayload(everyIssue(CreateModifier)).addSuccess(Modifier, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/modifiers/:id").setPath(IdPath).addSuccess(Modifier))
-  .add(HttpApiEndpoint.patch("update", "/v1/modifiers/:id").setPath(IdPath).setPayload(UpdateModifier).addSuccess(Modifier))
+  .add(HttpApiEndpoint.patch("update", "/v1/modifiers/:id").setPath(IdPath).setPayload(everyIssue(UpdateModifier)).addSuccess(Modifier))
   .add(HttpApiEndpoint.del("remove", "/v1/modifiers/:id").setPath(IdPath).addSuccess(Schema.Void, { status: 204 }))
   .middleware(TenantAuth)
 {}

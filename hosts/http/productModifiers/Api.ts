@@ -4,13 +4,14 @@ import { AttachModifier, ProductModifier } from "../../../core/modifiers/Product
 import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 const AttachedPath = Schema.Struct({ id: Uuid, modifierId: Uuid })
 
 export class ProductModifiersApi extends HttpApiGroup.make("productModifiers")
   .add(HttpApiEndpoint.get("list", "/v1/products/:id/modifiers").setPath(IdPath).addSuccess(Schema.Array(ProductModifier)))
   .add(
-    HttpApiEndpoint.post("attach", "/v1/products/:id/modifiers").setPath(IdPath).setPayload(AttachModifier)
+    HttpApiEndpoint.post("attach", "/v1/products/:id/modifiers").setPath(IdPath).setPayload(everyIssue(AttachModifier))
       .addSuccess(ProductModifier, { status: 201 })
   )
   .add(HttpApiEndpoint.del("detach", "/v1/products/:id/modifiers/:modifierId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent))

@@ -8,6 +8,7 @@ import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { Envelope } from "../Errors.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 /** One bulk item's outcome; a failure carries the error object of the envelope. */
 export const BulkResultWire = Schema.Union(
@@ -19,11 +20,11 @@ export const BulkResponse = Schema.Struct({ results: Schema.Array(BulkResultWire
 
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(HttpApiEndpoint.get("list", "/v1/products").setUrlParams(ListProductsQuery).addSuccess(ProductList))
-  .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(CreateProduct).addSuccess(Product, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(everyIssue(CreateProduct)).addSuccess(Product, { status: 201 }))
   .add(HttpApiEndpoint.get("facets", "/v1/products/facets").setUrlParams(FacetsQuery).addSuccess(ProductFacets))
-  .add(HttpApiEndpoint.post("bulk", "/v1/products/bulk").setPayload(BulkRequest).addSuccess(BulkResponse))
+  .add(HttpApiEndpoint.post("bulk", "/v1/products/bulk").setPayload(everyIssue(BulkRequest)).addSuccess(BulkResponse))
   .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(GetProductQuery).addSuccess(ProductDetails))
-  .add(HttpApiEndpoint.patch("update", "/v1/products/:id").setPath(IdPath).setPayload(UpdateProduct).addSuccess(Product))
+  .add(HttpApiEndpoint.patch("update", "/v1/products/:id").setPath(IdPath).setPayload(everyIssue(UpdateProduct)).addSuccess(Product))
   .add(HttpApiEndpoint.del("delete", "/v1/products/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
   .middleware(TenantAuth)
 {}

@@ -22,20 +22,21 @@ import {
 import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 const AttachmentPath = Schema.Struct({ id: Uuid, attributeId: Uuid })
 
 export class AttributeGroupsApi extends HttpApiGroup.make("attributeGroups")
   .add(HttpApiEndpoint.get("list", "/v1/attribute-groups").addSuccess(Schema.Array(AttributeGroup)))
-  .add(HttpApiEndpoint.post("create", "/v1/attribute-groups").setPayload(CreateAttributeGroup).addSuccess(AttributeGroup, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/attribute-groups").setPayload(everyIssue(CreateAttributeGroup)).addSuccess(AttributeGroup, { status: 201 }))
   .middleware(TenantAuth)
 {}
 
 export class AttributesApi extends HttpApiGroup.make("attributes")
   .add(HttpApiEndpoint.get("list", "/v1/attributes").setUrlParams(ListAttributesQuery).addSuccess(Schema.Array(Attribute)))
-  .add(HttpApiEndpoint.post("create", "/v1/attributes").setPayload(CreateAttribute).addSuccess(Attribute, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/attributes").setPayload(everyIssue(CreateAttribute)).addSuccess(Attribute, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/attributes/:id").setPath(IdPath).addSuccess(Attribute))
-  .add(HttpApiEndpoint.patch("update", "/v1/attributes/:id").setPath(IdPath).setPayload(UpdateAttribute).addSuccess(Attribute))
+  .add(HttpApiEndpoint.patch("update", "/v1/attributes/:id").setPath(IdPath).setPayload(everyIssue(UpdateAttribute)).addSuccess(Attribute))
   .add(HttpApiEndpoint.del("delete", "/v1/attributes/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
   .add(HttpApiEndpoint.get("usage", "/v1/attributes/:id/usage").setPath(IdPath).addSuccess(AttributeUsage))
   .middleware(TenantAuth)
@@ -43,20 +44,20 @@ export class AttributesApi extends HttpApiGroup.make("attributes")
 
 export class FamiliesApi extends HttpApiGroup.make("families")
   .add(HttpApiEndpoint.get("list", "/v1/attribute-families").setUrlParams(ListFamiliesQuery).addSuccess(Schema.Array(Family)))
-  .add(HttpApiEndpoint.post("create", "/v1/attribute-families").setPayload(CreateFamily).addSuccess(Family, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/attribute-families").setPayload(everyIssue(CreateFamily)).addSuccess(Family, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(FamilyDetails))
-  .add(HttpApiEndpoint.patch("update", "/v1/attribute-families/:id").setPath(IdPath).setPayload(UpdateFamily).addSuccess(Family))
+  .add(HttpApiEndpoint.patch("update", "/v1/attribute-families/:id").setPath(IdPath).setPayload(everyIssue(UpdateFamily)).addSuccess(Family))
   .add(HttpApiEndpoint.del("delete", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
   .add(
     HttpApiEndpoint.post("attach", "/v1/attribute-families/:id/attributes")
       .setPath(IdPath)
-      .setPayload(AttachAttribute)
+      .setPayload(everyIssue(AttachAttribute))
       .addSuccess(FamilyAttachment, { status: 201 })
   )
   .add(
     HttpApiEndpoint.patch("updateAttachment", "/v1/attribute-families/:id/attributes/:attributeId")
       .setPath(AttachmentPath)
-      .setPayload(UpdateAttachment)
+      .setPayload(everyIssue(UpdateAttachment))
       .addSuccess(FamilyAttachment)
   )
   .add(

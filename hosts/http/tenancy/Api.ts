@@ -12,6 +12,7 @@ import {
   UpdateOrganization
 } from "../../../core/tenancy/Organization.js"
 import { CallerAuth, TenantAuth } from "../Authentication.js"
+import { everyIssue } from "../EveryIssue.js"
 
 export const IdPath = Schema.Struct({ id: Uuid })
 
@@ -26,7 +27,7 @@ export class CallerApi extends HttpApiGroup.make("caller")
   .add(HttpApiEndpoint.get("me", "/v1/me").addSuccess(Me))
   .add(
     HttpApiEndpoint.post("createOrganization", "/v1/organizations")
-      .setPayload(CreateOrganization)
+      .setPayload(everyIssue(CreateOrganization))
       .addSuccess(Organization, { status: 201 })
   )
   .middleware(CallerAuth)
@@ -34,11 +35,11 @@ export class CallerApi extends HttpApiGroup.make("caller")
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")
   .add(HttpApiEndpoint.get("current", "/v1/organizations/me").addSuccess(OrganizationDetails))
-  .add(HttpApiEndpoint.patch("updateCurrent", "/v1/organizations/me").setPayload(UpdateOrganization).addSuccess(Organization))
+  .add(HttpApiEndpoint.patch("updateCurrent", "/v1/organizations/me").setPayload(everyIssue(UpdateOrganization)).addSuccess(Organization))
   .add(
     HttpApiEndpoint.del("delete", "/v1/organizations/:id")
       .setPath(IdPath)
-      .setPayload(DeleteOrganization)
+      .setPayload(everyIssue(DeleteOrganization))
       .addSuccess(OrganizationDeleted)
   )
   .middleware(TenantAuth)
@@ -46,8 +47,8 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(HttpApiEndpoint.get("list", "/v1/api-keys").addSuccess(Schema.Array(ApiKey)))
-  .add(HttpApiEndpoint.post("create", "/v1/api-keys").setPayload(CreateApiKey).addSuccess(CreatedApiKey, { status: 201 }))
-  .add(HttpApiEndpoint.patch("rename", "/v1/api-keys/:id").setPath(IdPath).setPayload(RenameApiKey).addSuccess(ApiKey))
+  .add(HttpApiEndpoint.post("create", "/v1/api-keys").setPayload(everyIssue(CreateApiKey)).addSuccess(CreatedApiKey, { status: 201 }))
+  .add(HttpApiEndpoint.patch("rename", "/v1/api-keys/:id").setPath(IdPath).setPayload(everyIssue(RenameApiKey)).addSuccess(ApiKey))
   .add(HttpApiEndpoint.post("revoke", "/v1/api-keys/:id/revoke").setPath(IdPath).addSuccess(ApiKey))
   .middleware(TenantAuth)
 {}

@@ -5,15 +5,16 @@ import { CreateVariant, UpdateVariant, Variant, VariantList } from "../../../cor
 import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
+import { everyIssue } from "../EveryIssue.js"
 
 const VariantPath = Schema.Struct({ id: Uuid, variantId: Uuid })
 const VariantsQuery = Schema.Struct(pageParams(200)).annotations(strict)
 
 export class VariantsApi extends HttpApiGroup.make("variants")
   .add(HttpApiEndpoint.get("list", "/v1/products/:id/variants").setPath(IdPath).setUrlParams(VariantsQuery).addSuccess(VariantList))
-  .add(HttpApiEndpoint.post("create", "/v1/products/:id/variants").setPath(IdPath).setPayload(CreateVariant).addSuccess(Variant, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/products/:id/variants").setPath(IdPath).setPayload(everyIssue(CreateVariant)).addSuccess(Variant, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/products/:id/variants/:variantId").setPath(VariantPath).addSuccess(Variant))
-  .add(HttpApiEndpoint.patch("update", "/v1/products/:id/variants/:variantId").setPath(VariantPath).setPayload(UpdateVariant).addSuccess(Variant))
+  .add(HttpApiEndpoint.patch("update", "/v1/products/:id/variants/:variantId").setPath(VariantPath).setPayload(everyIssue(UpdateVariant)).addSuccess(Variant))
   .add(HttpApiEndpoint.del("remove", "/v1/products/:id/variants/:variantId").setPath(VariantPath).addSuccess(HttpApiSchema.NoContent))
   .middleware(TenantAuth)
 {}
