@@ -13,6 +13,7 @@ import { Layer, Option, type Redacted } from "effect"
 import * as JwtSessionVerifier from "./adapters/auth/JwtSessionVerifier.js"
 import * as MemoryBlobStore from "./adapters/blobs/MemoryBlobStore.js"
 import * as NodeCrypto from "./adapters/crypto/NodeCrypto.js"
+import * as VmPatternTimer from "./adapters/patterns/VmPatternTimer.js"
 import type { Storage } from "./adapters/sql/SqlStorage.js"
 import * as Catalog from "./core/Catalog.js"
 import type { BlobStore } from "./core/shared/BlobStore.js"
@@ -39,6 +40,7 @@ export const catalogLayer = <A, E, R>(options: CatalogOptions<A, E, R>) =>
       Layer.mergeAll(
         options.storage,
         NodeCrypto.layer,
+        VmPatternTimer.layer,
         options.blobs ?? MemoryBlobStore.layer,
         JwtSessionVerifier.layer(Option.fromNullable(options.sessionSecret)),
         Layer.succeed(CatalogSettings, {

@@ -13,6 +13,7 @@ import { BrandRepository } from "./BrandRepository.js"
 import { freeSlug } from "./Slugs.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
+import { PatternTimer } from "../schema/PatternTimer.js"
 
 export class Brands extends Context.Tag("catalog/Brands")<Brands, {
   readonly list: Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
@@ -28,6 +29,7 @@ export const makeBrands = Effect.gen(function*() {
   const repo = yield* BrandRepository
   const families = yield* Families
   const media = yield* MediaRepository
+  const timer = yield* PatternTimer
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
@@ -48,7 +50,7 @@ export const makeBrands = Effect.gen(function*() {
       Effect.gen(function*() {
         yield* holdDefinitions(uow, organizationId)
         const id = yield* crypto.uuid
-        const { values } = yield* writeEntityAttributes(families, media, organizationId, "brand", {}, input.attributes)
+        const { values } = yield* writeEntityAttributes(families, media, timer, organizationId, "brand", {}, input.attributes)
         const slug = input.slug ?? (yield* freeSlug(input.name, id, "brand", (s) => repo.slugsTaken(organizationId, s)))
         const at = yield* now
         const brand = new Brand({
@@ -76,7 +78,7 @@ export const makeBrands = Effect.gen(function*() {
         yield* holdDefinitions(uow, organizationId)
         yield* uow.lock("brand", [id])
         const current = yield* find(organizationId, id)
-        const { values, touched } = yield* writeEntityAttributes(families, media, organizationId, "brand", current.attributes, patch.attributes)
+        const { values, touched } = yield* writeEntityAttributes(families, media, timer, organizationId, "brand", current.attributes, patch.attributes)
         const next = new Brand({
           ...current,
           name: patch.name ?? current.name,

@@ -13,6 +13,7 @@ import { CategoryRepository } from "./CategoryRepository.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { freeSlug } from "./Slugs.js"
+import { PatternTimer } from "../schema/PatternTimer.js"
 
 export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   readonly list: (query: ListCategoriesQuery) => Effect.Effect<ReadonlyArray<Category>, never, CurrentTenant>
@@ -28,6 +29,7 @@ export const makeCategories = Effect.gen(function*() {
   const repo = yield* CategoryRepository
   const families = yield* Families
   const media = yield* MediaRepository
+  const timer = yield* PatternTimer
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
   const events = yield* EventLog
@@ -58,7 +60,7 @@ export const makeCategories = Effect.gen(function*() {
           yield* repo.lockTree(organizationId)
           yield* checkParent(organizationId, input.parentId)
         }
-        const { values } = yield* writeEntityAttributes(families, media, organizationId, "category", {}, input.attributes)
+        const { values } = yield* writeEntityAttributes(families, media, timer, organizationId, "category", {}, input.attributes)
         const slug = input.slug ?? (yield* freeSlug(input.name, id, "category", (s) => repo.slugsTaken(organizationId, s)))
         const at = yield* now
         const category = new Category({
@@ -97,7 +99,7 @@ export const makeCategories = Effect.gen(function*() {
             return yield* ValidationFailed.one(["parentId"], "a category cannot move under one of its descendants", "cycle")
           }
         }
-        const { values, touched } = yield* writeEntityAttributes(families, media, organizationId, "category", current.attributes, patch.attributes)
+        const { values, touched } = yield* writeEntityAttributes(families, media, timer, organizationId, "category", current.attributes, patch.attributes)
         const next = new Category({
           ...current,
           name: patch.name ?? current.name,

@@ -1,10 +1,11 @@
 import { Effect, Either } from "effect"
-import { type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import type { AttributeValues } from "../schema/AttributeValues.js"
 import type { MediaRepository } from "../media/MediaRepository.js"
 import { checkMediaValues } from "../media/MediaValues.js"
 import { Families, type ProvisionedKind } from "../schema/Families.js"
 import { ValidationFailed } from "../shared/Errors.js"
 import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
+import { type PatternTimer, valueChecks } from "../schema/PatternTimer.js"
 
 /**
  * Checks category or brand `attributes` against that kind's provisioned family and merges
@@ -14,6 +15,7 @@ import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
 export const writeEntityAttributes = (
   families: typeof Families.Service,
   media: typeof MediaRepository.Service,
+  timer: typeof PatternTimer.Service,
   organizationId: string,
   kind: ProvisionedKind,
   current: AttributeValues,
@@ -23,7 +25,7 @@ export const writeEntityAttributes = (
     if (input === undefined || Object.keys(input).length === 0) return { values: current, touched: [] as ReadonlyArray<string> }
     const schema = yield* families.provisioned(kind)
     const specs = new Map(schema.attributes.map((a) => [a.code, a]))
-    const checked = validateAttributeValues(specs, input, ["attributes"])
+    const checked = valueChecks(timer).values(specs, input, ["attributes"])
     if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
     yield* checkMediaValues(media, organizationId, specs, checked.right)
     const { merged, touched } = mergeValues(current, checked.right)

@@ -3,7 +3,7 @@ import { freeSlug } from "../catalog/Slugs.js"
 import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { checkMediaValues } from "../media/MediaValues.js"
-import { type AttributeSpec, type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import type { AttributeSpec, AttributeValues } from "../schema/AttributeValues.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
 import { now } from "../shared/Tenant.js"
@@ -18,6 +18,7 @@ import { mergeValues, missingRequired, splitUndeclaredRemovals, withoutRemovals 
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
 import { defaultScope } from "../tenancy/Organization.js"
+import { PatternTimer, valueChecks } from "../schema/PatternTimer.js"
 
 type Failure = ValidationFailed | Conflict | Forbidden
 
@@ -41,6 +42,7 @@ export const makeContentPages = Effect.gen(function*() {
   const settings = yield* CatalogSettings
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
+  const timer = yield* PatternTimer
   const events = yield* EventLog
 
   const record = (name: string, id: string, payload: Record<string, unknown>) =>
@@ -91,7 +93,7 @@ export const makeContentPages = Effect.gen(function*() {
         yield* holdDefinitions(uow, organizationId)
         const schema = yield* contentFamily(organizationId, input.familyId)
         const specs = specsOf(schema)
-        const checked = validateAttributeValues(specs, input.attributes ?? {}, ["attributes"])
+        const checked = valueChecks(timer).values(specs, input.attributes ?? {}, ["attributes"])
         if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
         yield* checkMediaValues(media, organizationId, specs, checked.right)
         const values = withoutRemovals(checked.right)
@@ -126,11 +128,12 @@ export const makeContentPages = Effect.gen(function*() {
         const familyId = input.familyId ?? current.familyId
         const schema = yield* contentFamily(organizationId, familyId)
         const specs = specsOf(schema)
+        const checks = valueChecks(timer)
         let values: AttributeValues = current.attributes
         let touched: ReadonlyArray<string> = []
         if (input.attributes !== undefined) {
           const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, input.attributes)
-          const checked = validateAttributeValues(specs, declared, ["attributes"])
+          const checked = checks.values(specs, declared, ["attributes"])
           if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
           yield* checkMediaValues(media, organizationId, specs, checked.right)
           const merged = mergeValues(current.attributes, { ...checked.right, ...removals })
@@ -139,7 +142,7 @@ export const makeContentPages = Effect.gen(function*() {
         }
         if (familyId !== current.familyId) {
           // Values kept from the old family must suit the new one.
-          const recheck = validateAttributeValues(specs, values, ["attributes"])
+          const recheck = checks.values(specs, values, ["attributes"])
           if (Either.isLeft(recheck)) return yield* ValidationFailed.of(recheck.left)
         }
         if (input.status === "active") {

@@ -2,7 +2,8 @@ import { Either } from "effect"
 import { canonicalTags } from "../catalog/Tags.js"
 import { slugCandidates } from "../catalog/Slugs.js"
 import { unknownMediaIssues } from "../media/MediaValues.js"
-import { type AttributeSpec, type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues } from "../schema/AttributeValues.js"
+import type { ValueChecks } from "../schema/PatternTimer.js"
 import type { FamilySchema } from "../schema/FamilyRepository.js"
 import { Conflict, type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { CreateProduct, ProductRecord, UpdateProduct } from "./Product.js"
@@ -60,6 +61,8 @@ export interface PlanContext {
   /** Media records of the organization, among those the needs named. */
   readonly media: ReadonlySet<string>
   readonly slugs: SlugBook
+  /** The request's value checks, with its time for the attributes' patterns. */
+  readonly checks: ValueChecks
 }
 
 // A bulk batch plans hundreds of items against the same few families: build each map once.
@@ -108,7 +111,7 @@ export const planCreate = (
   if (schema === undefined) return Either.left(ValidationFailed.of([familyIssue(input.familyId)]))
   const issues = referenceIssues(ctx, input.brandId, input.categoryIds)
   const specs = specsOf(schema)
-  const checked = validateAttributeValues(specs, input.attributes ?? {}, ["attributes"])
+  const checked = ctx.checks.values(specs, input.attributes ?? {}, ["attributes"])
   if (Either.isLeft(checked)) issues.push(...checked.left)
   else issues.push(...unknownMediaIssues(specs, checked.right, ctx.media))
   const values = Either.isRight(checked) ? withoutRemovals(checked.right) : {}
@@ -170,7 +173,7 @@ export const planUpdate = (
   let touched: ReadonlyArray<string> = []
   if (patch.attributes !== undefined) {
     const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, patch.attributes)
-    const checked = validateAttributeValues(specs, declared, ["attributes"])
+    const checked = ctx.checks.values(specs, declared, ["attributes"])
     if (Either.isLeft(checked)) issues.push(...checked.left)
     else {
       issues.push(...unknownMediaIssues(specs, checked.right, ctx.media))
@@ -181,7 +184,7 @@ export const planUpdate = (
   }
   if (familyChanged && issues.length === 0) {
     // Values kept from the old family must suit the new one.
-    const recheck = validateAttributeValues(specs, values, ["attributes"])
+    const recheck = ctx.checks.values(specs, values, ["attributes"])
     if (Either.isLeft(recheck)) issues.push(...recheck.left)
   }
   if (patch.status === "active" && issues.length === 0) issues.push(...missingRequired(schema.attributes, values, ctx.scope))

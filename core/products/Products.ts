@@ -26,6 +26,7 @@ import { resolveValues } from "./ProductValues.js"
 import { now } from "../shared/Tenant.js"
 import { isUuid } from "../shared/Fields.js"
 import { defaultScope } from "../tenancy/Organization.js"
+import { PatternTimer, valueChecks } from "../schema/PatternTimer.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
@@ -64,6 +65,7 @@ const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => item
 
 export const makeProducts = Effect.gen(function*() {
   const repo = yield* ProductRepository
+  const timer = yield* PatternTimer
   const media = yield* MediaRepository
   const blobs = yield* BlobStore
   const families = yield* FamilyRepository
@@ -111,7 +113,8 @@ export const makeProducts = Effect.gen(function*() {
         brands: yield* brands.existing(organizationId, [...new Set(needs.brandIds)]),
         categories: yield* categories.existing(organizationId, [...new Set(needs.categoryIds)]),
         media: yield* media.existing(organizationId, [...new Set(needs.mediaIds)]),
-        slugs: new SlugBook(yield* repo.slugsTaken(organizationId, [...new Set(needs.slugs)]))
+        slugs: new SlugBook(yield* repo.slugsTaken(organizationId, [...new Set(needs.slugs)])),
+        checks: valueChecks(timer)
       }
       return context
     })

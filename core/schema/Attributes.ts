@@ -15,12 +15,12 @@ import {
   type UpdateAttribute
 } from "./Attribute.js"
 import { type AttributeChanges, AttributeRepository } from "./AttributeRepository.js"
-import { validateValue } from "./AttributeValues.js"
 import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
 import { changeDefinitions } from "./DefinitionLock.js"
 import { requestedRequirement } from "./Requirements.js"
 import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
 import { sameJson } from "../shared/CanonicalJson.js"
+import { PatternTimer, valueChecks } from "./PatternTimer.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** The organization's attributes of one entity kind, by position then code. */
@@ -44,10 +44,13 @@ export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
  * The default value must itself be a valid value of the attribute, and is kept as a value
  * would be (a decimal as its string, ids lower-case).
  */
-const checkedDefault = (a: Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">) =>
+const checkedDefault = (
+  timer: typeof PatternTimer.Service,
+  a: Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">
+) =>
   a.defaultValue === null || a.defaultValue === undefined
     ? Effect.succeed(null)
-    : Either.match(validateValue(a, a.defaultValue, ["defaultValue"]), {
+    : Either.match(valueChecks(timer).value(a, a.defaultValue, ["defaultValue"]), {
       onLeft: (issues) => Effect.fail(ValidationFailed.of(issues)),
       onRight: (value): Effect.Effect<unknown, ValidationFailed> => Effect.succeed(value)
     })
@@ -56,6 +59,7 @@ export const makeAttributes = Effect.gen(function*() {
   const repo = yield* AttributeRepository
   const values = yield* AttributeValueStore
   const crypto = yield* Crypto
+  const timer = yield* PatternTimer
   const events = yield* EventLog
   const uow = yield* UnitOfWork
   const tenant = tenantTransaction(uow)
@@ -102,7 +106,7 @@ export const makeAttributes = Effect.gen(function*() {
             createdAt: at,
             updatedAt: at
           }
-          const record: AttributeRecord = { ...sent, defaultValue: yield* checkedDefault(sent) }
+          const record: AttributeRecord = { ...sent, defaultValue: yield* checkedDefault(timer, sent) }
           yield* repo.insert(record)
           yield* services(emit({
             name: "attribute.created",
@@ -136,7 +140,7 @@ export const makeAttributes = Effect.gen(function*() {
           if (changed.length === 0) return toAttribute(existing)
           const at = yield* now
           const asSent: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
-          const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(asSent) }
+          const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(timer, asSent) }
           if (changed.includes("type")) {
             const held = usageTotal(yield* values.usage(organizationId, existing.entityKind, existing.code))
             if (held > 0) {

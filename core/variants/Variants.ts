@@ -5,7 +5,7 @@ import { checkMediaValues } from "../media/MediaValues.js"
 import { ProductRepository } from "../products/ProductRepository.js"
 import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
 import { requireProduct } from "../products/RequireProduct.js"
-import { type AttributeValues, validateAttributeValues } from "../schema/AttributeValues.js"
+import type { AttributeValues } from "../schema/AttributeValues.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository } from "../schema/FamilyRepository.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
@@ -19,6 +19,7 @@ import { type CreateVariant, type UpdateVariant, Variant, VariantList } from "./
 import { axesOf, axisKey, missingAxes } from "./VariantAxes.js"
 import { VariantRepository } from "./VariantRepository.js"
 import { defaultScope } from "../tenancy/Organization.js"
+import { PatternTimer, valueChecks } from "../schema/PatternTimer.js"
 
 export class Variants extends Context.Tag("catalog/Variants")<Variants, {
   readonly list: (
@@ -44,6 +45,7 @@ export const makeVariants = Effect.gen(function*() {
   const media = yield* MediaRepository
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
+  const timer = yield* PatternTimer
   const events = yield* EventLog
 
   const record = (name: string, id: string, payload: Record<string, unknown>) =>
@@ -101,7 +103,7 @@ export const makeVariants = Effect.gen(function*() {
     context: Effect.Effect.Success<ReturnType<typeof contextOf>>,
     input: Readonly<Record<string, unknown>>
   ) => {
-    const checked = validateAttributeValues(context.specs, input, ["attributes"])
+    const checked = valueChecks(timer).values(context.specs, input, ["attributes"])
     return Either.isLeft(checked)
       ? Effect.fail(ValidationFailed.of(checked.left))
       : Effect.as(checkMediaValues(media, organizationId, context.specs, checked.right), checked.right)
