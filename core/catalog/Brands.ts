@@ -14,6 +14,7 @@ import { freeSlug } from "./Slugs.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { PatternTimer } from "../schema/PatternTimer.js"
+import { attributeChanges } from "../products/ProductValues.js"
 
 export class Brands extends Context.Tag("catalog/Brands")<Brands, {
   readonly list: Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
@@ -89,7 +90,7 @@ export const makeBrands = Effect.gen(function*() {
         })
         const changed = [
           ...(["name", "slug"] as const).filter((k) => next[k] !== current[k]),
-          ...touched.map((code) => `attributes.${code}`)
+          ...attributeChanges(touched)
         ]
         if (changed.length === 0) return current
         yield* repo.update(next)

@@ -14,6 +14,7 @@ import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { freeSlug } from "./Slugs.js"
 import { PatternTimer } from "../schema/PatternTimer.js"
+import { attributeChanges } from "../products/ProductValues.js"
 
 export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   readonly list: (query: ListCategoriesQuery) => Effect.Effect<ReadonlyArray<Category>, never, CurrentTenant>
@@ -112,7 +113,7 @@ export const makeCategories = Effect.gen(function*() {
         })
         const changed = [
           ...(["name", "slug", "parentId", "position"] as const).filter((k) => next[k] !== current[k]),
-          ...touched.map((code) => `attributes.${code}`)
+          ...attributeChanges(touched)
         ]
         if (changed.length === 0) return current
         yield* repo.update(next).pipe(Effect.mapError(() => slugTaken(next.slug)))

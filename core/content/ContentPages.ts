@@ -14,7 +14,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { contentPagesFeature, isUsable } from "../tenancy/Features.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
-import { mergeValues, missingRequired, splitUndeclaredRemovals, withoutRemovals } from "../products/ProductValues.js"
+import { attributeChanges, mergeValues, missingRequired, splitUndeclaredRemovals, withoutRemovals } from "../products/ProductValues.js"
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
 import { defaultScope } from "../tenancy/Organization.js"
@@ -160,7 +160,7 @@ export const makeContentPages = Effect.gen(function*() {
         }, true)
         const changed = [
           ...(["familyId", "title", "slug", "status"] as const).filter((k) => next[k] !== current[k]),
-          ...touched.map((code) => `attributes.${code}`)
+          ...attributeChanges(touched)
         ]
         if (changed.length === 0) return current
         yield* repo.update(next)

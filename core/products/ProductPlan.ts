@@ -8,7 +8,7 @@ import type { FamilySchema } from "../schema/FamilyRepository.js"
 import { Conflict, type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { CreateProduct, ProductRecord, UpdateProduct } from "./Product.js"
 import type { ProductWrite } from "./ProductRepository.js"
-import { mergeValues, missingRequired, productIndex, splitUndeclaredRemovals, withoutRemovals } from "./ProductValues.js"
+import { attributeChanges, mergeValues, missingRequired, productIndex, splitUndeclaredRemovals, withoutRemovals } from "./ProductValues.js"
 
 /**
  * Slugs taken in the organization (as far as the batch asked) and those claimed by the batch
@@ -152,7 +152,7 @@ const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.lengt
 
 export interface PlannedUpdate {
   readonly write: ProductWrite
-  /** Top-level fields that changed, and `attributes.<code>` per code whose entries changed. */
+  /** Top-level fields that changed (`attributes` among them), and `attributes.<code>` per code whose entries changed. */
   readonly changedFields: ReadonlyArray<string>
 }
 
@@ -220,7 +220,7 @@ export const planUpdate = (
     ...(next.brandId !== current.brandId ? ["brandId"] : []),
     ...(sameList(next.tags, current.tags) ? [] : ["tags"]),
     ...(sameList(next.categoryIds, current.categoryIds) ? [] : ["categoryIds"]),
-    ...touched.map((code) => `attributes.${code}`)
+    ...attributeChanges(touched)
   ]
   return Either.right({
     write: { product: next, index: productIndex(next.name, next.slug, values, schema.attributes) },

@@ -35,6 +35,13 @@ export const mergeValues = (
   return { merged, touched }
 }
 
+/**
+ * The `changed_fields` of touched attribute codes: DESIGN.md lists the top-level fields that
+ * changed, `attributes` among them, and `attributes.<code>` for each code.
+ */
+export const attributeChanges = (touched: ReadonlyArray<string>): ReadonlyArray<string> =>
+  touched.length === 0 ? [] : ["attributes", ...touched.map((code) => `attributes.${code}`)]
+
 const canonicalOrder = (entries: ReadonlyArray<ValueEntry>) =>
   entries.map((e) => [scopeOf(e), e] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e)
 

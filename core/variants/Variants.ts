@@ -3,7 +3,7 @@ import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { checkMediaValues } from "../media/MediaValues.js"
 import { ProductRepository } from "../products/ProductRepository.js"
-import { mergeValues, withoutRemovals } from "../products/ProductValues.js"
+import { attributeChanges, mergeValues, withoutRemovals } from "../products/ProductValues.js"
 import { requireProduct } from "../products/RequireProduct.js"
 import type { AttributeValues } from "../schema/AttributeValues.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
@@ -168,7 +168,7 @@ export const makeVariants = Effect.gen(function*() {
         }, true)
         const changed = [
           ...(["sku", "name", "status", "position"] as const).filter((k) => next[k] !== current[k]),
-          ...touched.map((code) => `attributes.${code}`)
+          ...attributeChanges(touched)
         ]
         if (changed.length === 0) return current
         yield* repo.update({ variant: next, axisKey: key })

@@ -58,7 +58,7 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         const audit = yield* as((yield* AuditLog).list({ entityId: about.id, limit: 10, offset: 0 }))
         expect(audit.data.map((e) => [e.name, e.payload])).toEqual([
           ["content_page.deleted", { slug: "uber-uns" }],
-          ["content_page.updated", { changed_fields: ["title", "attributes.body"] }],
+          ["content_page.updated", { changed_fields: ["title", "attributes", "attributes.body"] }],
           ["content_page.created", { slug: "uber-uns" }]
         ])
       }))

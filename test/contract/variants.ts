@@ -75,7 +75,7 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         const audit = yield* as((yield* AuditLog).list({ entityType: "variant", limit: 10, offset: 0 }))
         expect(audit.data.map((e) => [e.name, e.payload])).toEqual([
           ["variant.deleted", { productId: shirt.id, sku: "SHIRT-S" }],
-          ["variant.updated", { productId: shirt.id, changed_fields: ["status", "position", "attributes.colour"] }],
+          ["variant.updated", { productId: shirt.id, changed_fields: ["status", "position", "attributes", "attributes.colour"] }],
           ["variant.created", { productId: shirt.id, sku: "SHIRT-L" }],
           ["variant.created", { productId: shirt.id, sku: "SHIRT-S" }]
         ])
