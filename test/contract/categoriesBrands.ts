@@ -44,6 +44,8 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
           const root = yield* categories.create({ name: "Root", attributes: { description: val("Top") } })
           const child = yield* categories.create({ name: "Child", parentId: root.id })
           const p = yield* products.create({ familyId: family.id, name: "Filed", categoryIds: [child.id] })
+          const twice = yield* products.create({ familyId: family.id, name: "Twice", categoryIds: [child.id, root.id, child.id] })
+          expect((yield* products.list({ ids: [twice.id] })).data[0]?.categoryIds).toEqual([child.id, root.id])
           const cycle = yield* failureOf(categories.update(root.id, { parentId: child.id }))
           const parentDelete = yield* failureOf(categories.delete(root.id))
           const undeclared = yield* failureOf(categories.create({ name: "Bad", attributes: { nosuch: val("x") } }))
