@@ -35,7 +35,7 @@ describe.runIf(available)("postgres: text order", () => {
             names: (yield* products.list({ sortBy: "name" })).data.map((p) => p.name),
             slugs: (yield* products.list({ sortBy: "slug" })).data.map((p) => p.slug),
             categories: (yield* (yield* Categories).list({})).map((c) => c.name),
-            brands: (yield* (yield* Brands).list).map((b) => b.name),
+            brands: (yield* (yield* Brands).list({})).map((b) => b.name),
             tags: (yield* products.facets({})).tags.map((t) => t.value)
           }
         }))

@@ -6,6 +6,7 @@ import { BrandRepository } from "../../core/catalog/BrandRepository.js"
 import { caseKey } from "../../core/catalog/Text.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { BooleanColumn, StoredValuesColumn, toJson } from "./Columns.js"
+import { nameOrSlugHolds } from "./NameSearch.js"
 import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -84,8 +85,10 @@ export const make = Effect.gen(function*() {
         Effect.flatMap(all),
         Effect.map((r) => Option.fromNullable(r[0]))
       ),
-    list: (organizationId) =>
-      sql`select * from brands where organization_id = ${organizationId} order by name_key, id`.pipe(Effect.orDie, Effect.flatMap(all)),
+    list: (organizationId, query) =>
+      sql`select * from brands where ${
+        sql.and([sql`organization_id = ${organizationId}`, ...(query.q !== undefined ? [nameOrSlugHolds(sql, query.q)] : [])])
+      } order by name_key, id`.pipe(Effect.orDie, Effect.flatMap(all)),
     existing: (organizationId, ids) => heldIds(sql, "brands", organizationId, ids),
     slugsTaken: (organizationId, slugs) => presentValues(sql, "brands", "slug", organizationId, slugs)
   })

@@ -7,6 +7,7 @@ import { caseKey } from "../../core/catalog/Text.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { categoryTreeSize } from "./CategoryTreeSize.js"
+import { nameOrSlugHolds } from "./NameSearch.js"
 import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
@@ -72,16 +73,14 @@ export const make = Effect.gen(function*() {
         Effect.flatMap(all),
         Effect.map((r) => Option.fromNullable(r[0]))
       ),
-    list: (organizationId, query) => {
-      const like = query.q === undefined ? undefined : `%${caseKey(query.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-      return sql`select * from categories where ${
+    list: (organizationId, query) =>
+      sql`select * from categories where ${
         sql.and([
           sql`organization_id = ${organizationId}`,
           ...(query.parentId !== undefined ? [sql`parent_id = ${query.parentId}`] : []),
-          ...(like !== undefined ? [sql`(name_key like ${like} escape '\\' or slug like ${like} escape '\\')`] : [])
+          ...(query.q !== undefined ? [nameOrSlugHolds(sql, query.q)] : [])
         ])
-      } order by position, name, id`.pipe(Effect.orDie, Effect.flatMap(all))
-    },
+      } order by position, name, id`.pipe(Effect.orDie, Effect.flatMap(all)),
     hasChildren: (organizationId, id) =>
       sql`select id from categories where organization_id = ${organizationId} and parent_id = ${id} limit 1`.pipe(
         Effect.map((rows) => rows.length > 0),

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../shared/Errors.js"
-import type { Brand } from "./Brand.js"
+import type { Brand, ListBrandsQuery } from "./Brand.js"
 
 /** The brands of each organization. */
 export class BrandRepository extends Context.Tag("catalog/BrandRepository")<BrandRepository, {
@@ -12,7 +12,7 @@ export class BrandRepository extends Context.Tag("catalog/BrandRepository")<Bran
   readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<void>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Brand>>
   /** Ordered by name. */
-  readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<Brand>>
+  readonly list: (organizationId: string, query: ListBrandsQuery) => Effect.Effect<ReadonlyArray<Brand>>
   /** Which of `ids` exist in the organization; they cannot be deleted until the transaction ends. */
   readonly existing: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
   /** Which of `slugs` are taken in the organization. */

@@ -8,7 +8,7 @@ import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors
 import { Crypto } from "../shared/Crypto.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
-import { Brand, type CreateBrand, type UpdateBrand } from "./Brand.js"
+import { Brand, type CreateBrand, type ListBrandsQuery, type UpdateBrand } from "./Brand.js"
 import { BrandRepository } from "./BrandRepository.js"
 import { freeSlug } from "./Slugs.js"
 import { writeEntityAttributes } from "./EntityAttributes.js"
@@ -17,7 +17,7 @@ import { PatternTimer } from "../schema/PatternTimer.js"
 import { attributeChanges } from "../products/ProductValues.js"
 
 export class Brands extends Context.Tag("catalog/Brands")<Brands, {
-  readonly list: Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
+  readonly list: (query: ListBrandsQuery) => Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
   /** Fails with Conflict when the name (ignoring case) or the slug is taken. */
   readonly create: (input: CreateBrand) => Effect.Effect<Brand, ValidationFailed | Conflict, CurrentTenant>
   readonly get: (id: string) => Effect.Effect<Brand, NotFound, CurrentTenant>
@@ -44,7 +44,7 @@ export const makeBrands = Effect.gen(function*() {
       onSome: Effect.succeed
     }))
 
-  const list = inTenant((organizationId) => repo.list(organizationId))
+  const list = (query: ListBrandsQuery) => inTenant((organizationId) => repo.list(organizationId, query))
 
   const create = (input: CreateBrand) =>
     retryGeneratedSlug(input.slug === undefined, inTenant((organizationId, actor) =>

@@ -119,13 +119,16 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
             clash,
             byName: yield* Effect.forEach(["émile", "ÉMILE", decomposed], (brand) => Effect.map(products.list({ brand, withTotal: true }), (l) => l.total)),
             facets: (yield* products.facets({ brand: "ÉMILE" })).total,
-            found: (yield* categories.list({ q: "ÄRG" })).map((c) => c.name)
+            found: (yield* categories.list({ q: "ÄRG" })).map((c) => c.name),
+            brandsFound: yield* Effect.forEach(["MIL", "emile", "e_", "%"], (q) => Effect.map(brands.list({ q }), (l) => l.map((b) => b.name)))
           }
         }))
         expect(result.clash).toContain("brand name émile is taken")
         expect(result.byName).toEqual([1, 1, 1])
         expect(result.facets).toBe(1)
         expect(result.found).toEqual(["Ärger"])
+        // By name in any case, or by slug; `%` and `_` are no wildcards.
+        expect(result.brandsFound).toEqual([["Émile"], ["Émile"], [], []])
       }))
 
     it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>

@@ -173,9 +173,10 @@ describe("products over HTTP", () => {
 
 describe("categories and brands over HTTP", () => {
   it("refuses unknown category list parameters naming the key, and a brand name taken", async () => {
-    const r = await t.req("GET", "/v1/categories?sort=name")
-    expect(r.status).toBe(422)
-    expect(r.json.error.details.issues[0].path).toEqual(["sort"])
+    for (const path of ["/v1/categories?sort=name", "/v1/brands?sort=name"]) {
+      const r = await t.req("GET", path)
+      expect([path, r.status, r.json.error.details.issues[0].path]).toEqual([path, 422, ["sort"]])
+    }
     const c = await t.req("POST", "/v1/categories", { body: { name: "Winter Boots" } })
     expect(c.json).toMatchObject({ slug: "winter-boots", parentId: null, position: 0, attributes: {} })
     expect((await t.req("GET", "/v1/categories?q=winter")).json.map((x: { id: string }) => x.id)).toEqual([c.json.id])

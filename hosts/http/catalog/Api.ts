@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Brand, CreateBrand, UpdateBrand } from "../../../core/catalog/Brand.js"
+import { Brand, CreateBrand, ListBrandsQuery, UpdateBrand } from "../../../core/catalog/Brand.js"
 import { Category, CreateCategory, ListCategoriesQuery, UpdateCategory } from "../../../core/catalog/Category.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
@@ -16,7 +16,7 @@ export class CategoriesApi extends HttpApiGroup.make("categories")
 {}
 
 export class BrandsApi extends HttpApiGroup.make("brands")
-  .add(HttpApiEndpoint.get("list", "/v1/brands").addSuccess(Schema.Array(Brand)))
+  .add(HttpApiEndpoint.get("list", "/v1/brands").setUrlParams(ListBrandsQuery).addSuccess(Schema.Array(Brand)))
   .add(HttpApiEndpoint.post("create", "/v1/brands").setPayload(everyIssue(CreateBrand)).addSuccess(Brand, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/brands/:id").setPath(IdPath).addSuccess(Brand))
   .add(HttpApiEndpoint.patch("update", "/v1/brands/:id").setPath(IdPath).setPayload(everyIssue(UpdateBrand)).addSuccess(Brand))

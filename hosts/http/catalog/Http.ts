@@ -19,7 +19,7 @@ export const BrandsLive = HttpApiBuilder.group(CatalogApi, "brands", (handlers) 
   Effect.gen(function*() {
     const brands = yield* Brands
     return handlers
-      .handle("list", () => brands.list)
+      .handle("list", ({ urlParams }) => brands.list(urlParams))
       .handle("create", ({ payload }) => brands.create(payload))
       .handle("get", ({ path }) => brands.get(path.id))
       .handle("update", ({ path, payload }) => brands.update(path.id, payload))
