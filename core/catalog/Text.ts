@@ -28,5 +28,9 @@ export const searchText = (parts: ReadonlyArray<string>): string => {
   return words.length === 0 ? "" : ` ${words} `
 }
 
-/** What a name is compared by when case does not count: composed (NFC), then lower-cased, in every script. */
-export const caseKey = (name: string): string => name.normalize("NFC").toLowerCase()
+/**
+ * What a name is compared by when case and spacing do not count: composed (NFC), trimmed, each
+ * run of white space one space, lower-cased in every script. `Acme`, ` ACME` and `acme ` are
+ * one brand.
+ */
+export const caseKey = (name: string): string => name.normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase()

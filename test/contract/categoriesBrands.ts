@@ -85,7 +85,7 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(result.topCount).toBe(1)
       }), { timeout: 120_000 })
 
-    it.effect("refuses a brand name taken in any case, and clears a deleted brand from its products", () =>
+    it.effect("refuses a brand name taken in any case or spacing, and clears a deleted brand from its products", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
           const brands = yield* Brands
@@ -93,11 +93,15 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
           const { family } = yield* schemaFixture
           const acme = yield* brands.create({ name: "Acme" })
           const clash = yield* failureOf(brands.create({ name: "ACME", slug: "other" }))
+          const spaced = yield* failureOf(brands.create({ name: " acme ", slug: "spaced" }))
           const p = yield* products.create({ familyId: family.id, name: "Branded", brandId: acme.id })
+          const byName = (yield* products.list({ brand: "  ACME", withTotal: true })).total
           yield* brands.delete(acme.id)
-          return { clash, after: yield* products.get(p.id, {}), p }
+          return { clash, spaced, byName, after: yield* products.get(p.id, {}), p }
         }))
         expect(result.clash).toContain("brand name ACME is taken")
+        expect(result.spaced).toContain("is taken")
+        expect(result.byName).toBe(1)
         expect(result.after.brandId).toBeNull()
         expect(result.after.updatedAt >= result.p.updatedAt).toBe(true)
       }))

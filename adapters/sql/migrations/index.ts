@@ -18,6 +18,7 @@ import variantAxisDigest from "./0021_variant_axis_digest.js"
 import nameKeys from "./0022_name_keys.js"
 import composedTags from "./0023_composed_tags.js"
 import codePointOrder from "./0024_code_point_order.js"
+import spacingNameKeys from "./0025_spacing_name_keys.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -40,5 +41,6 @@ export const migrations = {
   "21_variant_axis_digest": variantAxisDigest,
   "22_name_keys": nameKeys,
   "23_composed_tags": composedTags,
-  "24_code_point_order": codePointOrder
+  "24_code_point_order": codePointOrder,
+  "25_spacing_name_keys": spacingNameKeys
 }
