@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { datetimeMillis, isCalendarDate } from "../shared/Calendar.js"
+import { datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import type { AttributeType } from "./AttributeValues.js"
@@ -186,7 +186,8 @@ const datetime: ValueValidator = (value, rules, path) => {
   const issues: Array<Issue> = []
   if (minT !== undefined && t < minT) issues.push({ path, message: `must be at or after ${min}`, code: "too_small" })
   if (maxT !== undefined && t > maxT) issues.push({ path, message: `must be at or before ${max}`, code: "too_big" })
-  return collect(value, issues)
+  // The specification's dates are in UTC: a value sent with an offset is kept as its instant in UTC.
+  return collect(toUtcText(value as string), issues)
 }
 
 const select: ValueValidator = (value, rules, path) =>

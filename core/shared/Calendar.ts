@@ -25,3 +25,20 @@ export const datetimeMillis = (s: string): number | undefined => {
   const t = Date.parse(s)
   return Number.isNaN(t) || t < FIRST_INSTANT || t > LAST_INSTANT ? undefined : t
 }
+
+/**
+ * A date-time `datetimeMillis` takes, written in UTC with the precision it was sent with:
+ * `2024-01-01T10:00:00.5+02:00` is `2024-01-01T08:00:00.5Z`. Digits past the millisecond are
+ * kept, as no offset moves them.
+ */
+export const toUtcText = (s: string): string => {
+  const m = DATETIME.exec(s)
+  if (m === null) return s
+  const seconds = m[3]
+  const fraction = m[4]
+  const iso = new Date(Date.parse(s)).toISOString()
+  if (seconds === undefined) return `${iso.slice(0, 16)}Z`
+  if (fraction === undefined) return `${iso.slice(0, 19)}Z`
+  const digits = fraction.length - 1
+  return `${iso.slice(0, 19)}.${(iso.slice(20, 23) + fraction.slice(4)).slice(0, digits)}Z`
+}

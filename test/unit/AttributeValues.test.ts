@@ -10,6 +10,7 @@ import {
 } from "../../core/schema/AttributeValues.js"
 import { mergeValues } from "../../core/products/ProductValues.js"
 import { compareDecimals } from "../../core/schema/ValueValidators.js"
+import { toUtcText } from "../../core/shared/Calendar.js"
 
 const spec = (type: AttributeType, validation: Record<string, unknown> | null = null, more: Partial<AttributeSpec> = {}): AttributeSpec => ({
   code: "attr",
@@ -325,5 +326,39 @@ describe("compareDecimals", () => {
     for (const value of ["10.0000000000000000001", "10.000000000000000444", "11"]) expect(issuesOf(bounded, value)[0]?.code).toBe("too_big")
     for (const value of ["-0.1000000000000000001", "-1"]) expect(issuesOf(bounded, value)[0]?.code).toBe("too_small")
     for (const value of ["10", "10.000", "-0.1", "0", "9.99999999999999999999"]) ok(bounded, value)
+  })
+})
+
+describe("toUtcText", () => {
+  it("writes a date-time in UTC with the precision it was sent with", () => {
+    expect([
+      "2024-01-01T10:00:00+02:00",
+      "2024-01-01t10:00:00.5+02:00",
+      "2024-01-01T00:30-0130",
+      "2024-01-01T00:00:00.1239999+00:00",
+      "2024-03-01T00:00:00z",
+      "2024-05-01T12:00:00Z"
+    ].map(toUtcText)).toEqual([
+      "2024-01-01T08:00:00Z",
+      "2024-01-01T08:00:00.5Z",
+      "2024-01-01T02:00Z",
+      "2024-01-01T00:00:00.1239999Z",
+      "2024-03-01T00:00:00Z",
+      "2024-05-01T12:00:00Z"
+    ])
+    expect(ok(spec("datetime"), "2024-01-01T01:00:00+02:00")).toBe("2023-12-31T23:00:00Z")
+  })
+
+  it("keeps the instant, and changes nothing already in UTC", () => {
+    const offset = fc.tuple(fc.constantFrom("+", "-"), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+      .map(([sign, h, m]) => `${sign}${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`)
+    const instant = fc.date({ min: new Date("0001-01-02T00:00:00Z"), max: new Date("9999-12-30T00:00:00Z"), noInvalidDate: true })
+    fc.assert(fc.property(instant, offset, (date, zone) => {
+      const local = new Date(date.getTime() + (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4))) * 60_000)
+      const sent = `${local.toISOString().slice(0, 23)}${zone}`
+      const utc = toUtcText(sent)
+      expect([utc, Date.parse(utc)]).toEqual([date.toISOString(), date.getTime()])
+      expect(toUtcText(utc)).toBe(utc)
+    }))
   })
 })
