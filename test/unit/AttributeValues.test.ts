@@ -52,7 +52,11 @@ const CASES: Record<AttributeType, { valid: ReadonlyArray<unknown>; invalid: Rea
     invalid: [{ amount: "heavy", unit: "kg" }, { amount: 1 }, { unit: "kg" }, { amount: 1, unit: "" }, { amount: 1, unit: "kg", extra: 1 }, 1.5, "1.5kg"]
   },
   url: { valid: ["https://example.com/a?b=c", "http://localhost:8080"], invalid: ["ftp://example.com", "example.com", "/relative", "javascript:alert(1)", 1] },
-  email: { valid: ["a@example.com"], invalid: ["a@b", "not an email", "@example.com", 3] },
+  email: {
+    valid: ["a@example.com", "first.last@mail.example.co.uk"],
+    // The last would backtrack for seconds under a pattern that lets dots be anywhere.
+    invalid: ["a@b", "not an email", "@example.com", 3, "a@b..c", "a@.b.c", "a@b.c.", `a@${"a.".repeat(40_000)} `]
+  },
   json: { valid: [null, 1, "s", true, [1, { a: [null] }], { nested: { deep: [1, "2"] } }], invalid: [Number.NaN, Number.POSITIVE_INFINITY, [Number.NaN], { a: undefined }] },
   money: {
     valid: [{ amount_cents: 1999, currency: "EUR" }, { amount_cents: -5, currency: "USD" }, { amount_cents: 1, currency: "XAU" }],
