@@ -38,7 +38,9 @@ const FIELDS = new Set(["alt", "position"])
 /** A file name as shown: no directories, no control characters, at most 255 characters. */
 const cleanFilename = (name: string): string => {
   const base = name.split(/[\\/]/).pop() ?? ""
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255)
+  // Characters, not UTF-16 units: a cut inside an emoji would leave half of it, which
+  // Postgres refuses in the event's JSON.
+  const clean = Array.from(base.replace(/[\u0000-\u001f\u007f]/g, "").trim()).slice(0, 255).join("")
   return clean.length > 0 ? clean : "file"
 }
 

@@ -158,6 +158,31 @@ describe("media over HTTP", () => {
     }
   })
 
+  it("reads raw UTF-8 names after a preamble, takes an epilogue, strips directories and cuts long names at whole characters", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Raw")
+    const send = async (filename: string, around = { preamble: "", epilogue: "" }) => {
+      const rawBody = around.preamble + [
+        "--XyZ",
+        `Content-Disposition: form-data; name="file"; filename="${filename}"`,
+        "Content-Type: image/png",
+        "",
+        "hello",
+        "--XyZ--",
+        ""
+      ].join("\r\n") + around.epilogue
+      const r = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+      return [r.status, r.json.filename ?? r.json.error?.code]
+    }
+    expect(await send("中.png", { preamble: "This is a preamble\r\n", epilogue: "\r\nfoo\r\n\r\nbar\r\n" })).toEqual([201, "中.png"])
+    expect(await send("a.png", { preamble: "", epilogue: "\r\n\r\n" })).toEqual([201, "a.png"])
+    expect(await send("dir\\photo-é.png")).toEqual([201, "photo-é.png"])
+    expect(await send("dir\\photo-e.png")).toEqual([201, "photo-e.png"])
+    const long = await send(`${"a".repeat(254)}😀.png`)
+    expect(long).toEqual([201, `${"a".repeat(254)}😀`])
+    expect(await send(`${"中".repeat(3000)}.png`)).toEqual([201, "中".repeat(255)])
+  })
+
   it("refuses a part whose filename* is not valid percent-encoded UTF-8 with 422, and keeps serving", async () => {
     const t = await host.tenant()
     const lamp = await product(t, "Encoded")

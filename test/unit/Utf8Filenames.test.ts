@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { Utf8FilenameRewriter } from "../../hosts/http/media/Utf8Filenames.js"
+import { boundaryOf, Utf8FilenameRewriter } from "../../hosts/http/media/Utf8Filenames.js"
 
-const body = (disposition: string, content = "bytes\r\n--not-the-boundary\r\n") =>
-  Buffer.from([
+const body = (disposition: string, content = "bytes\r\n--not-the-boundary\r\n", around = { preamble: "", epilogue: "" }) =>
+  Buffer.from(around.preamble + [
     "--b0undary",
     `Content-Disposition: ${disposition}`,
     "Content-Type: image/png",
@@ -14,11 +14,11 @@ const body = (disposition: string, content = "bytes\r\n--not-the-boundary\r\n") 
     "中文",
     "--b0undary--",
     ""
-  ].join("\r\n"))
+  ].join("\r\n") + around.epilogue)
 
 /** The rewriter's output for `input` cut into pieces at `cuts`. */
-const rewrite = (input: Buffer, cuts: ReadonlyArray<number>) => {
-  const rewriter = new Utf8FilenameRewriter()
+const rewrite = (input: Buffer, cuts: ReadonlyArray<number>, boundary?: string) => {
+  const rewriter = new Utf8FilenameRewriter(boundary)
   const out: Array<Buffer> = []
   let from = 0
   for (const cut of [...cuts, input.length]) {
@@ -29,34 +29,59 @@ const rewrite = (input: Buffer, cuts: ReadonlyArray<number>) => {
   return Buffer.concat(out).toString()
 }
 
+const everyCut = (input: Buffer) => Array.from({ length: input.length - 1 }, (_, i) => [i + 1])
+
 describe("Utf8FilenameRewriter", () => {
-  it("turns a raw UTF-8 quoted file name into filename*, wherever the chunks are cut", () => {
-    const input = body('form-data; name="file"; filename="中文 (1) 100%\\"\'.png"')
-    const expected = body("form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD%E6%96%87%20%281%29%20100%25%22%27.png").toString()
-    expect(rewrite(input, [])).toBe(expected)
-    for (let cut = 1; cut < input.length; cut++) expect(rewrite(input, [cut])).toBe(expected)
-    expect(rewrite(input, Array.from({ length: input.length - 1 }, (_, i) => i + 1))).toBe(expected)
-    expect(decodeURIComponent("%E4%B8%AD%E6%96%87%20%281%29%20100%25%22%27.png")).toBe("中文 (1) 100%\"'.png")
+  it("turns a raw UTF-8 quoted file name into filename*, keeping its backslashes, wherever the chunks are cut", () => {
+    const input = body('form-data; name="file"; filename="C:\\\\dir\\中文 (1) 100%\\"\'.png"')
+    const encoded = "C%3A%5C%5Cdir%5C%E4%B8%AD%E6%96%87%20%281%29%20100%25%5C%22%27.png"
+    const expected = body(`form-data; name="file"; filename*=UTF-8''${encoded}`).toString()
+    expect(decodeURIComponent(encoded)).toBe("C:\\\\dir\\中文 (1) 100%\\\"'.png")
+    for (const boundary of [undefined, "b0undary"]) {
+      expect(rewrite(input, [], boundary)).toBe(expected)
+      for (const cuts of everyCut(input)) expect(rewrite(input, cuts, boundary)).toBe(expected)
+      expect(rewrite(input, everyCut(input).flat(), boundary)).toBe(expected)
+    }
   })
 
-  it("leaves ASCII names, an existing filename*, field values and bodies with a preamble as they are", () => {
+  it("finds the parts after a preamble when it knows the boundary, and passes an epilogue through", () => {
+    const around = { preamble: "A preamble\r\n--b0und\r\n", epilogue: "\r\n--b0undary\r\nContent-Disposition: form-data; filename=\"é\"\r\n\r\n" }
+    const input = body('form-data; name="file"; filename="中.png"', "x", around)
+    const expected = body("form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD.png", "x", around).toString()
+    expect(rewrite(input, [], "b0undary")).toBe(expected)
+    for (const cuts of everyCut(input)) expect(rewrite(input, cuts, "b0undary")).toBe(expected)
+    // Without the boundary, a body that does not open with its delimiter is left as it is.
+    expect(rewrite(input, [], undefined)).toBe(input.toString())
+  })
+
+  it("leaves ASCII names, an existing filename* and field values as they are", () => {
     for (
       const input of [
         body('form-data; name="file"; filename="plain.png"'),
         body("form-data; name=\"file\"; filename=\"中文.png\"; filename*=UTF-8''x.png"),
-        body('form-data; name="file"; filename="a.png"', 'filename="中文"'),
-        Buffer.concat([Buffer.from("preamble\r\n"), body('form-data; name="file"; filename="中文.png"')])
+        body('form-data; name="file"; filename="a.png"', 'filename="中文"')
       ]
     ) {
       expect(rewrite(input, [])).toBe(input.toString())
-      expect(rewrite(input, [7, 40])).toBe(input.toString())
+      expect(rewrite(input, [7, 40], "b0undary")).toBe(input.toString())
     }
+  })
+
+  it("keeps the last 1,024 characters of a longer name, where the file name is", () => {
+    const input = body(`form-data; name="file"; filename="${"目".repeat(3000)}/名.png"`)
+    const name = decodeURIComponent(/filename\*=UTF-8''([^\r]+)/.exec(rewrite(input, [], "b0undary"))?.[1] ?? "")
+    expect([Array.from(name).length, name.endsWith("目/名.png")]).toEqual([1024, true])
   })
 
   it("passes a body cut before its closing boundary through whole", () => {
     const input = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="中.txt"\r\n\r\nabc')
     expect(rewrite(input, [30])).toBe("--b\r\nContent-Disposition: form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD.txt\r\n\r\nabc")
     const headersOnly = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="中.txt"')
-    expect(rewrite(headersOnly, [10])).toBe(headersOnly.toString())
+    expect(rewrite(headersOnly, [10], "b")).toBe(headersOnly.toString())
+  })
+
+  it("reads the boundary of a content type, quoted or not", () => {
+    expect(["multipart/form-data; boundary=abc", 'multipart/form-data; charset=utf-8; BOUNDARY="a b;c"', "multipart/form-data", undefined].map(boundaryOf))
+      .toEqual(["abc", "a b;c", undefined, undefined])
   })
 })

@@ -1,18 +1,19 @@
 import { FileStream, MultipastaStream } from "multipasta/node"
-import { Utf8FilenameRewriter } from "./Utf8Filenames.js"
+import { boundaryOf, Utf8FilenameRewriter } from "./Utf8Filenames.js"
 
 /**
  * The multipart parser decodes a part's `filename*` with `decodeURIComponent` inside the
  * stream's write, where a malformed value (`%E0`) throws past every handler and ends the
  * process. Passing the throw to the write callback fails the parse instead, which the upload
- * answers with 422 like any other malformed body. The bytes reach the parser through
- * `Utf8FilenameRewriter`, so that a raw UTF-8 file name keeps its part a file.
+ * answers with 422 like any other malformed body. The bytes reach the parser through a
+ * `Utf8FilenameRewriter` for the boundary of the request piped in, so that a raw UTF-8 file
+ * name keeps its part a file.
  */
 export const guardMultipartParser = (): void => {
   const proto = MultipastaStream.prototype as unknown as {
     _write: (chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void) => void
     _final: (callback: (error?: Error | null) => void) => void
-    _parser: { write: (chunk: Uint8Array) => void }
+    emit: (event: string | symbol, ...args: Array<unknown>) => boolean
     guarded?: true
   }
   if (proto.guarded) return
@@ -22,25 +23,29 @@ export const guardMultipartParser = (): void => {
     if (rewriter === undefined) rewriters.set(stream, rewriter = new Utf8FilenameRewriter())
     return rewriter
   }
+  const emit = proto.emit
+  proto.emit = function(this: typeof proto, event, ...args) {
+    if (event === "pipe") {
+      const headers = (args[0] as { headers?: Record<string, string | undefined> } | undefined)?.headers
+      rewriters.set(this, new Utf8FilenameRewriter(boundaryOf(headers?.["content-type"])))
+    }
+    return emit.call(this, event, ...args)
+  }
   const write = proto._write
-  proto._write = function(this: typeof proto, chunk, encoding, callback) {
+  const passOn = (stream: typeof proto, bytes: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void) => {
+    if (bytes.length === 0) return callback()
     try {
-      const bytes = rewriterOf(this).push(chunk instanceof Uint8Array ? chunk : Buffer.from(String(chunk), encoding))
-      if (bytes.length === 0) return callback()
-      write.call(this, bytes, encoding, callback)
+      write.call(stream, bytes, encoding, callback)
     } catch (error) {
       callback(error instanceof Error ? error : new Error(String(error)))
     }
   }
+  proto._write = function(this: typeof proto, chunk, encoding, callback) {
+    passOn(this, rewriterOf(this).push(chunk instanceof Uint8Array ? chunk : Buffer.from(String(chunk), encoding)), encoding, callback)
+  }
   const final = proto._final
   proto._final = function(this: typeof proto, callback) {
-    try {
-      const rest = rewriterOf(this).end()
-      if (rest.length > 0) this._parser.write(rest)
-    } catch (error) {
-      return callback(error instanceof Error ? error : new Error(String(error)))
-    }
-    final.call(this, callback)
+    passOn(this, rewriterOf(this).end(), "binary", (error) => (error ? callback(error) : final.call(this, callback)))
   }
   proto.guarded = true
   guardFileEnd()

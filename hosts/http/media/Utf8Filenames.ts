@@ -5,25 +5,39 @@
  * rewrites such a parameter, in the part headers of the byte stream before the parser, into
  * the `filename*=UTF-8''...` form the parser decodes itself. Everything else passes unchanged.
  *
- * The delimiter is taken from the body's first line, which browsers, curl and fetch always
- * begin with; a body with a preamble passes through untouched.
+ * The delimiter comes from the request's boundary; without one, from the body's first line,
+ * which browsers, curl and fetch always begin with.
  */
 const CRLF = Buffer.from("\r\n")
 const HEADERS_END = Buffer.from("\r\n\r\n")
+const DASHES = Buffer.from("--")
 /** Larger header blocks are refused by the parser anyway (its limit is 16 KB). */
 const MAX_HEADER_BLOCK = 16 * 1024
 const MAX_FIRST_LINE = 80
+/** Stored names keep 255 characters; a longer path keeps its end, where the name is. */
+const MAX_NAME = 1024
 
-type Mode = "first-line" | "headers" | "body" | "passthrough"
+type Mode = "first-line" | "preamble" | "headers" | "body" | "passthrough"
+
+/** The boundary of a `multipart/form-data` content type, if it names one. */
+export const boundaryOf = (contentType: string | undefined): string | undefined => {
+  const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? "")
+  return m === null ? undefined : m[1] ?? m[2]
+}
 
 export class Utf8FilenameRewriter {
-  private mode: Mode = "first-line"
+  private mode: Mode
   private pending: Buffer = Buffer.alloc(0)
-  private delimiter: Buffer = Buffer.alloc(0)
+  private delimiter: Buffer
+
+  constructor(boundary?: string) {
+    this.mode = boundary === undefined ? "first-line" : "preamble"
+    this.delimiter = boundary === undefined ? Buffer.alloc(0) : Buffer.concat([CRLF, DASHES, Buffer.from(boundary)])
+  }
 
   /** The bytes to hand to the parser for this chunk; some may be held back for the next. */
   push(chunk: Uint8Array): Buffer {
-    if (this.mode === "passthrough") return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    if (this.mode === "passthrough" && this.pending.length === 0) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
     this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk])
     const out: Array<Buffer> = []
     for (;;) {
@@ -49,31 +63,48 @@ export class Utf8FilenameRewriter {
         const eol = this.pending.indexOf(CRLF)
         if (eol === -1) return this.pending.length > MAX_FIRST_LINE ? this.giveUp() : undefined
         const line = this.pending.subarray(0, eol)
-        if (line.length < 3 || line[0] !== 0x2d || line[1] !== 0x2d) return this.giveUp()
+        if (line.length < 3 || !line.subarray(0, 2).equals(DASHES)) return this.giveUp()
         this.delimiter = Buffer.concat([CRLF, line])
         this.mode = "headers"
         return this.take(eol)
       }
+      case "preamble": {
+        // The first delimiter may open the body, without the line break before it.
+        const opening = this.delimiter.subarray(CRLF.length)
+        if (this.pending.length < opening.length) return undefined
+        if (this.pending.subarray(0, opening.length).equals(opening)) {
+          this.mode = "headers"
+          return this.take(opening.length)
+        }
+        return this.untilDelimiter()
+      }
       case "headers": {
+        // After the closing delimiter (`--`) comes the epilogue: nothing more to rewrite.
+        if (this.pending.length < DASHES.length) return undefined
+        if (this.pending.subarray(0, DASHES.length).equals(DASHES)) return this.giveUp()
         const end = this.pending.indexOf(HEADERS_END)
         if (end === -1) return this.pending.length > MAX_HEADER_BLOCK ? this.giveUp() : undefined
         const block = this.take(end + HEADERS_END.length)
         this.mode = "body"
         return rewriteHeaderBlock(block)
       }
-      case "body": {
-        const at = this.pending.indexOf(this.delimiter)
-        if (at === -1) {
-          // Hold back what could be the start of a delimiter split across chunks.
-          const keep = Math.min(this.pending.length, this.delimiter.length - 1)
-          return this.pending.length > keep ? this.take(this.pending.length - keep) : undefined
-        }
-        this.mode = "headers"
-        return this.take(at + this.delimiter.length)
-      }
+      case "body":
+        return this.untilDelimiter()
       case "passthrough":
         return this.pending.length > 0 ? this.take(this.pending.length) : undefined
     }
+  }
+
+  /** Bytes up to and through the next delimiter, then the part headers after it. */
+  private untilDelimiter(): Buffer | undefined {
+    const at = this.pending.indexOf(this.delimiter)
+    if (at === -1) {
+      // Hold back what could be the start of a delimiter split across chunks.
+      const keep = Math.min(this.pending.length, this.delimiter.length - 1)
+      return this.pending.length > keep ? this.take(this.pending.length - keep) : undefined
+    }
+    this.mode = "headers"
+    return this.take(at + this.delimiter.length)
   }
 
   private take(length: number): Buffer {
@@ -102,10 +133,9 @@ const rewriteHeaderBlock = (block: Buffer): Buffer => {
   }
   const lines = text.split("\r\n").map((line) => {
     if (!/^content-disposition:/i.test(line) || /;\s*filename\*=/i.test(line)) return line
-    return line.replace(FILENAME_PARAM, (param, quoted: string) => {
-      const name = quoted.replace(/\\(.)/g, "$1")
-      return /[^\x00-\x7f]/.test(name) ? `; filename*=UTF-8''${percentEncode(name)}` : param
-    })
+    // Backslashes stay, as the parser keeps them in a Latin-1 name: they separate directories.
+    return line.replace(FILENAME_PARAM, (param, name: string) =>
+      /[^\x00-\x7f]/.test(name) ? `; filename*=UTF-8''${percentEncode(Array.from(name).slice(-MAX_NAME).join(""))}` : param)
   })
   return Buffer.from(lines.join("\r\n"))
 }
