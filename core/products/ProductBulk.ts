@@ -21,9 +21,9 @@ const CreateItem = Schema.Struct({ op: Schema.Literal("create"), ...CreateProduc
 const UpdateItem = Schema.Struct({ op: Schema.Literal("update"), id: Uuid, ...UpdateProduct.fields })
 const DeleteItem = Schema.Struct({ op: Schema.Literal("delete"), id: Uuid })
 const decodeOp = Schema.decodeUnknownEither(Op)
-const decodeCreate = Schema.decodeUnknownEither(CreateItem)
-const decodeUpdate = Schema.decodeUnknownEither(UpdateItem)
-const decodeDelete = Schema.decodeUnknownEither(DeleteItem)
+const decodeCreate = Schema.decodeUnknownEither(CreateItem, { errors: "all" })
+const decodeUpdate = Schema.decodeUnknownEither(UpdateItem, { errors: "all" })
+const decodeDelete = Schema.decodeUnknownEither(DeleteItem, { errors: "all" })
 
 export type BulkError = ValidationFailed | NotFound | Conflict
 

@@ -8,16 +8,20 @@ export const Issue = Schema.Struct({
 })
 export type Issue = typeof Issue.Type
 
+/** The issues in one line, each after its path: the message of a 422. */
+export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
+  issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")
+
 /** The input, or a business rule applied to it, rejected the write. */
 export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
   message: Schema.String,
   issues: Schema.Array(Issue)
 }) {
   static one(path: ReadonlyArray<string | number>, message: string, code = "invalid"): ValidationFailed {
-    return new ValidationFailed({ message, issues: [{ path, message, code }] })
+    return ValidationFailed.of([{ path, message, code }])
   }
   static of(issues: ReadonlyArray<Issue>): ValidationFailed {
-    return new ValidationFailed({ message: issues.map((i) => i.message).join("; "), issues })
+    return new ValidationFailed({ message: issuesSummary(issues), issues })
   }
 }
 

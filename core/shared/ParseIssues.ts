@@ -21,7 +21,8 @@ const samePath = (a: ReadonlyArray<PropertyKey>, b: ReadonlyArray<PropertyKey>) 
 
 const ALTERNATIVE = /^Expected (.*), actual (.*)$/s
 /** What an issue expected, in words: a struct's own description lists every field's schema. */
-const expectedOf = (description: string) => (description.startsWith("{ readonly ") ? "an object" : description)
+const expectedOf = (description: string) =>
+  description.startsWith("{ readonly ") ? "an object" : description.startsWith("ReadonlyArray<") ? "an array" : description
 
 const pathOf = (path: ReadonlyArray<PropertyKey>): Array<string | number> => path.map((p) => (typeof p === "symbol" ? String(p) : p))
 
@@ -54,12 +55,7 @@ export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
   }))
 }
 
-/** The issues in one line, each after its path: the message of a 422. */
-export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
-  issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")
-
 /** A schema failure as the issues of a 422, for input decoded outside the HTTP contract (bulk items). */
 export const validationFailedOf = (error: ParseResult.ParseError): ValidationFailed => {
-  const issues = decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
-  return new ValidationFailed({ message: issuesSummary(issues), issues })
+  return ValidationFailed.of(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)))
 }

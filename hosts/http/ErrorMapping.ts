@@ -2,7 +2,8 @@ import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, Htt
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
-import { decodeIssues, issuesSummary } from "../../core/shared/ParseIssues.js"
+import { issuesSummary } from "../../core/shared/Errors.js"
+import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
@@ -80,7 +81,7 @@ const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
   Effect.gen(function*() {
     // The platform reads the query into a plain object, where a `__proto__` key vanishes
     // before the schema could refuse it as unknown. No route of ours takes such a key.
-    if (/proto/i.test(request.url) && queryOf(request.url).has("__proto__")) {
+    if (request.url.includes("?") && queryOf(request.url).has("__proto__")) {
       return Option.some(refused([{ path: ["__proto__"], message: "is unexpected", code: "unrecognized_key" }]))
     }
     // Decoded query text holds U+0000 only where the URL says `%00` (bad UTF-8 decodes to U+FFFD).

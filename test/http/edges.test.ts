@@ -114,8 +114,14 @@ describe("the error envelope at the edges", () => {
     expect(category.json.error.details.issues.map((i: { path: Array<string | number> }) => i.path)).toEqual([["name"], ["parentId"], ["position"]])
     const array = await t.req("POST", "/v1/products", { body: [] })
     expect([array.status, array.json.error.details.issues]).toEqual([422, [{ path: [], message: "Expected an object, actual []", code: "invalid_type" }]])
-    const bulk = await t.req("POST", "/v1/products/bulk", { body: { items: [{ op: "create" }] } })
+    const bulk = await t.req("POST", "/v1/products/bulk", { body: { items: [{ op: "create" }, { op: "create", familyId: "nope", name: "", status: "bogus" }] } })
     expect(bulk.json.results[0].error.message).toMatch(/^familyId: is missing/)
+    expect(bulk.json.results[1].error.details.issues.map((i: { path: Array<string> }) => i.path)).toEqual([["familyId"], ["name"], ["status"]])
+    const tags = await t.req("POST", "/v1/products", { body: { familyId: "0194c5a0-0000-7000-8000-000000000000", name: "x", tags: "x" } })
+    expect(tags.json.error.message).toBe('tags: Expected an array, actual "x"')
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "messages", label: { en: "Messages" } } })
+    const rule = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "x", attributes: { nosuch: [] } } })
+    expect(rule.json.error.message).toMatch(/^attributes\.nosuch: /)
   })
 
   it("answers U+0000 in the query of any request line with 422, whatever its path", async () => {
