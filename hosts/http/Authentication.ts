@@ -52,7 +52,8 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
       const settings = yield* CatalogSettings
       return Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const isOrgCreate = request.method === "POST" && request.url.split("?")[0] === "/v1/organizations"
+        // The router takes the path with a trailing slash too.
+        const isOrgCreate = request.method === "POST" && /^\/v1\/organizations\/?$/.test(request.url.split("?")[0] ?? "")
         // A single-tenant deployment has no organization creation at all, whoever asks.
         if (isOrgCreate && settings.tenancy === "single") {
           return yield* new Forbidden({ message: "this deployment serves a single organization" })

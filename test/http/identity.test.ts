@@ -57,6 +57,11 @@ describe("authentication", () => {
       expect([me.status, me.json.actor]).toEqual([200, { type: "api_key", id: t.apiKeyId }])
       expect((await t.req("GET", "/v1/products", { headers: { "x-pim-service-key": key } })).status).toBe(200)
     }
+    const slash = await host.request("POST", "/v1/organizations/", {
+      headers: { "x-pim-service-key": value(serviceKey()) },
+      body: { name: "Slash", slug: `slash-${uuid().slice(0, 8)}`, initialAdmin: { email: "slash@example.com" } }
+    })
+    expect(slash.status).toBe(201)
     const wrong = await t.req("POST", "/v1/organizations", { headers: { "x-pim-service-key": "wrong" }, body: { name: "x", slug: "x" } })
     expect([wrong.status, wrong.json.error.code]).toEqual([401, "unauthenticated"])
   })
