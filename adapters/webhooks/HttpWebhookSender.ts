@@ -160,7 +160,12 @@ export const make = (options: HttpWebhookSenderOptions) => {
       }
       const timer = setTimeout(() => finish({ status, error: `timed out after ${timeoutMs} ms` }), timeoutMs)
       req.on("error", (e) => finish({ status, error: e.message }))
-      req.end(request.body)
+      try {
+        req.end(request.body)
+      } catch (e) {
+        // Node checks some headers only as it writes them (`Trailer` beside a length).
+        finish({ status: null, error: e instanceof Error ? e.message : String(e) })
+      }
       return Effect.sync(() => {
         settled = true
         clearTimeout(timer)

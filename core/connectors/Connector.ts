@@ -29,7 +29,7 @@ export const WebhookSecret = Schema.String.pipe(
 )
 
 /** Headers every delivery carries; `extra_headers` may not replace them. */
-const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "expect", "upgrade"])
+const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "expect", "upgrade", "trailer"])
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
 /** Printable ASCII, spaces and tabs: what every HTTP stack sends and reads back alike. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/
@@ -46,6 +46,8 @@ export const ExtraHeaders = Schema.Record({ key: Schema.String, value: Schema.St
   Schema.filter((headers) => {
     const entries = Object.entries(headers)
     if (entries.length > 20) return "at most 20 headers"
+    const names = new Set(entries.map(([name]) => name.toLowerCase()))
+    if (names.size < entries.length) return "header names are case-insensitive: name each header once"
     for (const [name, value] of entries) {
       const problem = headerProblem(name, value)
       if (problem !== undefined) return problem

@@ -13,7 +13,11 @@ export const deliver = (connector: ConnectorRecord, event: CatalogEvent): Effect
     const sender = yield* WebhookSender
     const attemptedAt = toTimestamp(yield* Effect.clockWith((c) => c.currentTimeMillis))
     const request = yield* webhookRequest(connector, event)
-    const [elapsed, outcome] = yield* Effect.timed(sender.send(request))
+    // A sender that breaks is this attempt's failure, never the dispatcher's.
+    const sent = sender.send(request).pipe(Effect.catchAllDefect((defect) =>
+      Effect.succeed({ status: null, error: defect instanceof Error ? defect.message : String(defect) })
+    ))
+    const [elapsed, outcome] = yield* Effect.timed(sent)
     const ok = outcome.error === null && outcome.status !== null && outcome.status >= 200 && outcome.status < 300
     return {
       id: yield* crypto.uuid,

@@ -68,6 +68,8 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["a pattern with a wildcard in the middle", { destination_url: "http://127.0.0.1:9/h", events: ["product.*.created"] }, ["config", "events", 0]],
     ["a header the service sets", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Service-Signature-256": "sha256=0" } }, ["config", "extra_headers"]],
     ["a header value outside printable ASCII", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "\u20acuro" } }, ["config", "extra_headers"]],
+    ["a Trailer header, which a delivery with a length cannot carry", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Trailer: "X-Foo" } }, ["config", "extra_headers"]],
+    ["one header named twice in two cases", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-A": "1", "x-a": "2" } }, ["config", "extra_headers"]],
     ["a header value with a control character", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "a\u0001b" } }, ["config", "extra_headers"]],
     ["an unknown config key", { destination_url: "http://127.0.0.1:9/h", extraHeaders: {} }, ["config", "extraHeaders"]]
   ])("refuses %s with 422 naming the field", async (_, config, path) => {

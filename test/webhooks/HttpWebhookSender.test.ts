@@ -117,6 +117,14 @@ describe("the HTTP webhook sender", () => {
       expect(outcome.error).toContain("larger than 1024 bytes")
     }))
 
+  it.live("reports headers Node refuses as it writes them as the attempt's error, instead of throwing", () =>
+    Effect.gen(function*() {
+      const withTrailer = { ...request(receiver.url("/trailer")), headers: { ...request(receiver.url("/trailer")).headers, Trailer: "X-Foo" } }
+      const outcome = yield* exempted.send(withTrailer)
+      expect(outcome.status).toBeNull()
+      expect(outcome.error).toContain("Trailers are invalid")
+    }))
+
   it.live("reports a network error instead of failing", () =>
     Effect.gen(function*() {
       const port = yield* Effect.promise(closedPort)
