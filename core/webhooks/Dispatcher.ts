@@ -88,36 +88,44 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
         yield* flush
       })
 
-    // While a batch is worked on, its claims are renewed well before they run out, so no
-    // other dispatcher takes over an organization this live process is still serving.
+    // Claims are renewed well before they run out, so no other dispatcher takes over an
+    // organization this live process is still serving.
     const heartbeat = Effect.sleep(Duration.millis(leaseMillis / 3)).pipe(
       Effect.zipRight(Effect.flatMap(leaseUntil, ({ until }) => uow.system(outbox.renew(holder, until)))),
+      Effect.catchAllCause((cause) => Effect.logError("webhook dispatcher could not renew its claims", cause)),
       Effect.forever
     )
 
-    const batch = Effect.gen(function*() {
-      const { now, until } = yield* leaseUntil
-      const claimed = yield* uow.system(outbox.claim(holder, now, until, batchSize))
-      if (claimed.length === 0) return 0
-      const byOrganization = Arr.groupBy(claimed, (e) => e.organizationId)
+    // Each claimed organization is served on a fiber of its own, so a slow receiver holds up
+    // only its organization: the next claim does not wait for it, and skips it while its claim
+    // lives. A claim is made only when a fiber is free, and a fiber that finishes wakes the loop.
+    return yield* Effect.gen(function*() {
+      const fibers = yield* Effect.makeSemaphore(concurrency)
       yield* Effect.forkScoped(heartbeat)
-      yield* Effect.forEach(Object.entries(byOrganization), ([id, events]) => dispatchOrganization(id, events), {
-        concurrency,
-        discard: true
-      })
-      return claimed.length
-    }).pipe(Effect.scoped)
-
-    const step = batch.pipe(
-      Effect.flatMap((count) => (count === 0 ? signal.sleep(pollInterval) : Effect.void)),
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.failCause(cause)
-          : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(Effect.sleep(pollInterval)))
+      const serve = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
+        fibers.withPermits(1)(dispatchOrganization(organizationId, events)).pipe(
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("webhook dispatcher failed; retrying", cause)
+          ),
+          Effect.ensuring(signal.wake)
+        )
+      const claimed = fibers.withPermits(1)(Effect.flatMap(leaseUntil, ({ now, until }) => uow.system(outbox.claim(holder, now, until, batchSize))))
+      const step = Effect.gen(function*() {
+        const events = yield* claimed
+        if (events.length === 0) return yield* signal.sleep(pollInterval)
+        for (const [id, ofOrganization] of Object.entries(Arr.groupBy(events, (e) => e.organizationId))) {
+          yield* Effect.forkScoped(serve(id, ofOrganization))
+        }
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(Effect.sleep(pollInterval)))
+        )
       )
-    )
-
-    return yield* Effect.forever(step).pipe(
+      return yield* Effect.forever(step)
+    }).pipe(
+      Effect.scoped,
       Effect.ensuring(Effect.ignoreLogged(uow.system(outbox.release(holder))))
     )
   })

@@ -263,6 +263,26 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(at("/exact")).toEqual(["product_modifier.updated"])
         }))))
 
+    it.effect("lets a slow receiver hold up only its own organization's deliveries", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const crypto = yield* Crypto
+          const slow = yield* newTenant
+          const fast = yield* newTenant
+          receiver.answer("/slow", { delayMs: 1500 })
+          yield* install(slow.tenant, receiver.url("/slow"), ["brand.*"])
+          yield* install(fast.tenant, receiver.url("/fast"), ["brand.*"])
+          for (let i = 0; i < 3; i++) yield* write(slow.tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          const pendingOfSlow = yield* dispatching(Effect.gen(function*() {
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/slow"))
+            yield* write(fast.tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/fast"))
+            return yield* undispatched(slow.organization.id)
+          }))
+          // The other organization's event went out while the slow one's were still queued.
+          expect(pendingOfSlow).toBeGreaterThan(0)
+        }))))
+
     it.effect("logs failed deliveries with their status or error and does not retry them", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {
