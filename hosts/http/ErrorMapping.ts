@@ -5,6 +5,7 @@ import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
 import { issuesSummary } from "../../core/shared/Errors.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
+import { takesNoBody } from "./BodilessRoutes.js"
 import { envelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
@@ -22,6 +23,10 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
   const length = request.headers["content-length"]
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
 }
+
+const malformedJson = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON"))
+const bodiless = takesNoBody(CatalogApi)
+const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text) as unknown))
 
 const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
 
@@ -97,6 +102,9 @@ const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return Option.some(refused([{ path: [], message: `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, code: "too_deep" }]))
     }
+    if (text.trim().length > 0 && bodiless(request.method, request.url.split("?")[0] ?? "") && !isJson(text)) {
+      return Option.some(malformedJson)
+    }
     if (!mayHoldUnstorable(text)) return Option.none()
     // Malformed JSON is left to the handler's read, which answers it with 400.
     const inBody = unstorableStrings(yield* Effect.orElseSucceed(Effect.try(() => JSON.parse(text) as unknown), () => null))
@@ -136,7 +144,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
       if (Option.isSome(defect)) {
         const d = defect.value
         if (HttpServerError.isServerError(d) && d._tag === "RequestError" && d.reason === "Decode") {
-          return Effect.succeed(json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON")))
+          return Effect.succeed(malformedJson)
         }
         return Effect.logError("unhandled request failure", cause).pipe(
           Effect.as(json(500, envelope("internal", "internal server error")))

@@ -46,6 +46,21 @@ describe("the error envelope at the edges", () => {
     expect(r.json.error.code).toMatch(/^FST_ERR_/)
   })
 
+  it("answers malformed JSON with 400 on routes that take no body too, doing nothing", async () => {
+    const t = await host.tenant()
+    const key = await t.req("POST", "/v1/api-keys", { body: { name: "Kept" } })
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Kept" } })
+    const bad = { rawBody: "{bad", headers: { "content-type": "application/json" } }
+    for (const [method, path] of [["POST", `/v1/api-keys/${key.json.id}/revoke`], ["DELETE", `/v1/brands/${brand.json.id}`]] as const) {
+      const r = await t.req(method, path, bad)
+      expect([method, r.status, r.json?.error.code]).toEqual([method, 400, "FST_ERR_CTP_INVALID_JSON_BODY"])
+    }
+    expect((await t.req("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === key.json.id).status).toBe("active")
+    expect((await t.req("GET", `/v1/brands/${brand.json.id}`)).status).toBe(200)
+    const withJson = await t.req("POST", `/v1/api-keys/${key.json.id}/revoke`, { body: { ignored: true } })
+    expect(withJson.status).toBe(200)
+  })
+
   it("answers a body that is not JSON with 415 and one that is too large with 413", async () => {
     const t = await host.tenant()
     const wrongType = await t.req("POST", "/v1/api-keys", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } })
