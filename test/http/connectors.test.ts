@@ -175,6 +175,15 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(past.json.data).toEqual([])
     const byDate = await fresh.req("GET", "/v1/audit-log?since=2000-01-01&limit=200")
     expect(byDate.json.data.map((e: { entityId: string }) => e.entityId)).toContain(key.id)
+    // Bounds between two milliseconds: `since` stays inclusive and `until` exclusive.
+    const at = revoked.createdAt as string
+    const between = (ms: number) => `${new Date(Date.parse(at) + ms).toISOString().slice(0, 23)}9Z`
+    const window = async (query: string) =>
+      (await fresh.req("GET", `/v1/audit-log?entity_type=api_key&action=revoked&${query}`)).json.data.map((e: { entityId: string }) => e.entityId)
+    expect(await window(`since=${between(0)}`)).toEqual([])
+    expect(await window(`since=${between(-1)}`)).toEqual([key.id])
+    expect(await window(`until=${between(-1)}`)).toEqual([])
+    expect(await window(`until=${between(0)}`)).toEqual([key.id])
 
     for (const bad of ["entityType=product", "limit=0", "limit=201", "offset=-1", `entity_id=${"x".repeat(5)}`, "since=yesterday", "until=2020-13-01"]) {
       const refused = await fresh.req("GET", `/v1/audit-log?${bad}`)
