@@ -19,6 +19,8 @@ const hasCredentials = (s: string): boolean => {
  */
 export const DestinationUrl = Schema.String.pipe(
   Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
+  // The URL parser would drop them, yet the address would be shown as sent.
+  Schema.filter((s) => !/[\s\p{Cc}]/u.test(s), { message: () => "must not hold white space or control characters" }),
   Schema.filter(isHttpUrl, { message: () => "must be an absolute http or https URL" }),
   Schema.filter((s) => !hasCredentials(s), { message: () => "must not carry a user name or password; send credentials in extra_headers" })
 )

@@ -69,6 +69,7 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["a header the service sets", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Service-Signature-256": "sha256=0" } }, ["config", "extra_headers"]],
     ["a header value outside printable ASCII", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "\u20acuro" } }, ["config", "extra_headers"]],
     ["a Trailer header, which a delivery with a length cannot carry", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Trailer: "X-Foo" } }, ["config", "extra_headers"]],
+    ["a destination with white space around it", { destination_url: " http://127.0.0.1:9/h\t" }, ["config", "destination_url"]],
     ["one header named twice in two cases", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-A": "1", "x-a": "2" } }, ["config", "extra_headers"]],
     ["a header value with a control character", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "a\u0001b" } }, ["config", "extra_headers"]],
     ["an unknown config key", { destination_url: "http://127.0.0.1:9/h", extraHeaders: {} }, ["config", "extraHeaders"]]
