@@ -83,7 +83,12 @@ export const make = Effect.gen(function*() {
       sql`update events set claimed_by = null, claimed_until = null where claimed_by = ${holder} and dispatched = ${no}`.pipe(
         Effect.asVoid,
         Effect.orDie
-      )
+      ),
+    giveBack: (holder, eventIds) =>
+      eventIds.length === 0
+        ? Effect.void
+        : sql`update events set claimed_by = null, claimed_until = null
+              where ${sql.in("id", eventIds)} and claimed_by = ${holder} and dispatched = ${no}`.pipe(Effect.asVoid, Effect.orDie)
   })
 })
 

@@ -22,4 +22,6 @@ export class Outbox extends Context.Tag("catalog/Outbox")<Outbox, {
   readonly renew: (holder: string, until: string) => Effect.Effect<void>
   /** Gives back `holder`'s unfinished claims, for another dispatcher to take at once. */
   readonly release: (holder: string) => Effect.Effect<void>
+  /** Gives back `holder`'s claims of these events only: an organization it failed to serve. */
+  readonly giveBack: (holder: string, eventIds: ReadonlyArray<string>) => Effect.Effect<void>
 }>() {}

@@ -1,4 +1,4 @@
-import { Array as Arr, Cause, Duration, Effect, Layer } from "effect"
+import { Array as Arr, Cause, Duration, Effect, Layer, Schedule } from "effect"
 import { DELIVERY_LOG_SIZE } from "../connectors/Connector.js"
 import { ConnectorRepository } from "../connectors/ConnectorRepository.js"
 import type { CatalogEvent } from "../events/Event.js"
@@ -102,10 +102,21 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
     return yield* Effect.gen(function*() {
       const fibers = yield* Effect.makeSemaphore(concurrency)
       yield* Effect.forkScoped(heartbeat)
+      // An organization that failed is given back after a pause: the heartbeat would otherwise
+      // keep its claims alive for as long as this process runs.
+      const giveBack = (events: ReadonlyArray<CatalogEvent>) =>
+        Effect.sleep(pollInterval).pipe(
+          Effect.zipRight(uow.system(outbox.giveBack(holder, events.map((e) => e.id)))),
+          Effect.catchAllDefect(Effect.fail),
+          Effect.retry(Schedule.spaced(pollInterval).pipe(Schedule.intersect(Schedule.recurs(5)))),
+          Effect.ignoreLogged
+        )
       const serve = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
         fibers.withPermits(1)(dispatchOrganization(organizationId, events)).pipe(
           Effect.catchAllCause((cause) =>
-            Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("webhook dispatcher failed; retrying", cause)
+            Cause.isInterruptedOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(giveBack(events)))
           ),
           Effect.ensuring(signal.wake)
         )

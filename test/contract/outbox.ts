@@ -395,6 +395,31 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(yield* undispatched(organization.id)).toBe(1)
       }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
 
+    it.effect("gives back one organization's claims, leaving the holder's others", () =>
+      Effect.gen(function*() {
+        const first = yield* newTenant
+        const second = yield* newTenant
+        const outbox = yield* Outbox
+        const uow = yield* UnitOfWork
+        const crypto = yield* Crypto
+        for (const { tenant } of [first, second]) {
+          yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
+          yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+        }
+        yield* TestClock.adjust("3650 days")
+        const now = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
+        const iso = (plusSeconds: number) => new Date(now.getTime() + plusSeconds * 1000).toISOString()
+        const orgs = (events: ReadonlyArray<{ organizationId: string }>) =>
+          [first.organization.id, second.organization.id].filter((id) => events.some((e) => e.organizationId === id))
+
+        const byA = yield* uow.system(outbox.claim("dispatcher-a", iso(0), iso(30), 1000))
+        expect(orgs(byA)).toEqual([first.organization.id, second.organization.id])
+        yield* uow.system(outbox.giveBack("dispatcher-a", byA.filter((e) => e.organizationId === first.organization.id).map((e) => e.id)))
+        expect(orgs(yield* uow.system(outbox.claim("dispatcher-b", iso(1), iso(31), 1000)))).toEqual([first.organization.id])
+        yield* uow.system(outbox.release("dispatcher-a"))
+        yield* uow.system(outbox.release("dispatcher-b"))
+      }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
+
     it.effect("claims a large backlog oldest first, one organization per dispatcher, with takeover", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox
