@@ -29,8 +29,8 @@ const pathOf = (path: ReadonlyArray<PropertyKey>): Array<string | number> => pat
 /**
  * One issue per bad value. A union reports each member it tried: an optional field also fails
  * its `undefined` member (dropped where another issue names the value or a part of it), a
- * nullable value that failed a refinement or inside also fails its `null` member (dropped), and the members a
- * value matched none of are merged into one issue listing them.
+ * nullable value that failed a refinement or inside also fails its `null` member (dropped),
+ * and the members a value matched none of are merged into one issue listing them.
  */
 export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
   const kept = raw.filter((i) => !(
@@ -56,6 +56,5 @@ export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
 }
 
 /** A schema failure as the issues of a 422, for input decoded outside the HTTP contract (bulk items). */
-export const validationFailedOf = (error: ParseResult.ParseError): ValidationFailed => {
-  return ValidationFailed.of(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)))
-}
+export const validationFailedOf = (error: ParseResult.ParseError): ValidationFailed =>
+  ValidationFailed.of(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)))
