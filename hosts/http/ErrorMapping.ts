@@ -102,7 +102,7 @@ const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return Option.some(refused([{ path: [], message: `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, code: "too_deep" }]))
     }
-    if (text.trim().length > 0 && bodiless(request.method, request.url.split("?")[0] ?? "") && !isJson(text)) {
+    if (text.trim().length > 0 && bodiless(request.method, request.url) && !isJson(text)) {
       return Option.some(malformedJson)
     }
     if (!mayHoldUnstorable(text)) return Option.none()

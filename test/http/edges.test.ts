@@ -51,7 +51,13 @@ describe("the error envelope at the edges", () => {
     const key = await t.req("POST", "/v1/api-keys", { body: { name: "Kept" } })
     const brand = await t.req("POST", "/v1/brands", { body: { name: "Kept" } })
     const bad = { rawBody: "{bad", headers: { "content-type": "application/json" } }
-    for (const [method, path] of [["POST", `/v1/api-keys/${key.json.id}/revoke`], ["DELETE", `/v1/brands/${brand.json.id}`]] as const) {
+    const targets = [
+      ["POST", `/v1/api-keys/${key.json.id}/revoke`],
+      ["DELETE", `/v1/brands/${brand.json.id}`],
+      ["DELETE", `//v1//brands/${brand.json.id}`],
+      ["DELETE", `/V1/Brands/${brand.json.id}`]
+    ] as const
+    for (const [method, path] of targets) {
       const r = await t.req(method, path, bad)
       expect([method, r.status, r.json?.error.code]).toEqual([method, 400, "FST_ERR_CTP_INVALID_JSON_BODY"])
     }
