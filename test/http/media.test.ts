@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import { readdirSync } from "node:fs"
 import { Agent, type ClientRequest, request } from "node:http"
+import { connect } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../support/TestHost.js"
@@ -181,6 +182,42 @@ describe("media over HTTP", () => {
     const long = await send(`${"a".repeat(254)}😀.png`)
     expect(long).toEqual([201, `${"a".repeat(254)}😀`])
     expect(await send(`${"中".repeat(3000)}.png`)).toEqual([201, "中".repeat(255)])
+  })
+
+  it("answers 422 to a body the platform's reader throws on, and takes an epilogue however its bytes arrive", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Chunks")
+    const empty = await t.req("POST", `/v1/products/${lamp}/media`, {
+      rawBody: '--XyZbound\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n--XyZbound--',
+      headers: { "content-type": "multipart/form-data; boundary=XyZbound" }
+    })
+    expect([empty.status, empty.json.error.code]).toEqual([422, "validation_failed"])
+    const form = '------bndQ\r\nContent-Disposition: form-data; name="file"; filename="ü.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n------bndQ--\r\nplain epilogue\r\n------bndQ--'
+    for (const size of [2, 3, 7, 9]) {
+      // Chunked transfer in `size`-byte chunks, the whole request in one write.
+      const bytes = Buffer.from(form)
+      const chunks: Array<Buffer> = []
+      for (let at = 0; at < bytes.length; at += size) {
+        const chunk = bytes.subarray(at, at + size)
+        chunks.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n"))
+      }
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(host.baseUrl).port), "127.0.0.1", () => {
+          socket.write(Buffer.concat([
+            Buffer.from(`POST /v1/products/${lamp}/media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\n` +
+              "Content-Type: multipart/form-data; boundary=----bndQ\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"),
+            ...chunks,
+            Buffer.from("0\r\n\r\n")
+          ]))
+        })
+        let text = ""
+        socket.on("data", (c: Buffer) => (text += c.toString()))
+        socket.on("end", () => resolve(text))
+        socket.on("error", reject)
+      })
+      expect([size, answer.split("\r\n")[0]]).toEqual([size, "HTTP/1.1 201 Created"])
+      expect(answer).toContain('"filename":"ü.txt"')
+    }
   })
 
   it("refuses a part whose filename* is not valid percent-encoded UTF-8 with 422, and keeps serving", async () => {

@@ -44,10 +44,10 @@ describe("Utf8FilenameRewriter", () => {
     }
   })
 
-  it("finds the parts after a preamble when it knows the boundary, and passes an epilogue through", () => {
+  it("finds the parts after a preamble when it knows the boundary, and leaves the epilogue out", () => {
     const around = { preamble: "A preamble\r\n--b0und\r\n", epilogue: "\r\n--b0undary\r\nContent-Disposition: form-data; filename=\"é\"\r\n\r\n" }
     const input = body('form-data; name="file"; filename="中.png"', "x", around)
-    const expected = body("form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD.png", "x", around).toString()
+    const expected = body("form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD.png", "x", { ...around, epilogue: "" }).toString()
     expect(rewrite(input, [], "b0undary")).toBe(expected)
     for (const cuts of everyCut(input)) expect(rewrite(input, cuts, "b0undary")).toBe(expected)
     // Without the boundary, a body that does not open with its delimiter is left as it is.
@@ -65,6 +65,19 @@ describe("Utf8FilenameRewriter", () => {
       expect(rewrite(input, [])).toBe(input.toString())
       expect(rewrite(input, [7, 40], "b0undary")).toBe(input.toString())
     }
+  })
+
+  it("rewrites a header block of up to 64 KB however it arrives, and passes a larger one as it came", () => {
+    const long = body(`form-data; name="file"; filename="${"名".repeat(6000)}.txt"`)
+    const rewritten = rewrite(long, [], "b0undary")
+    for (const size of [7, 1000, 4096]) {
+      const cuts = Array.from({ length: Math.floor(long.length / size) }, (_, i) => (i + 1) * size)
+      expect(rewrite(long, cuts, "b0undary")).toBe(rewritten)
+    }
+    expect(rewritten).toContain("filename*=UTF-8''")
+    const huge = body(`form-data; name="file"; filename="${"名".repeat(23000)}.txt"`)
+    expect(rewrite(huge, [], "b0undary")).toBe(huge.toString())
+    expect(rewrite(huge, [1000, 2000, 30000], "b0undary")).toBe(huge.toString())
   })
 
   it("keeps the last 1,024 characters of a longer name, where the file name is", () => {

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerResponse, Multipart } from "@effect/platform"
 import { NodeMultipart } from "@effect/platform-node"
-import { Effect, Schema, Stream } from "effect"
+import { Cause, Effect, Option, Schema, Stream } from "effect"
 import { MAX_MEDIA_BYTES, type UploadPart } from "../../../core/media/Media.js"
 import { MediaLibrary } from "../../../core/media/MediaLibrary.js"
 import { TooLarge, ValidationFailed } from "../../../core/shared/Errors.js"
@@ -11,6 +11,8 @@ import { guardMultipartParser } from "./MultipartGuard.js"
 const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
 
 guardMultipartParser()
+
+const notMultipart = () => ValidationFailed.one([], "the body is not a valid multipart/form-data upload", "invalid_multipart")
 
 /** The parser's own failures, in the API's terms. */
 const uploadError = (error: Multipart.MultipartError): TooLarge | ValidationFailed => {
@@ -25,9 +27,18 @@ const uploadError = (error: Multipart.MultipartError): TooLarge | ValidationFail
     case "FieldTooLarge":
       return ValidationFailed.one([], "a form field is too large", "field_too_large")
     default:
-      return ValidationFailed.one([], "the body is not a valid multipart/form-data upload", "invalid_multipart")
+      return notMultipart()
   }
 }
+
+/**
+ * The platform's multipart reader throws on some bodies it cannot read (an empty part followed
+ * by a delimiter without its line break): that is a malformed upload, not our failure.
+ */
+const unreadablePart = <E>(cause: Cause.Cause<E>): Stream.Stream<never, E | ValidationFailed> =>
+  Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))
+    ? Stream.failCause(cause)
+    : Stream.fail(notMultipart())
 
 const ignore = () => {}
 
@@ -54,7 +65,7 @@ export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
           ))
         }
         if (!/;\s*boundary=/.test(type)) return Effect.fail(ValidationFailed.one([], "the multipart body has no boundary", "invalid_multipart"))
-        return library.upload(path.id, payload.pipe(Stream.mapError(uploadError), Stream.map(toUploadPart)))
+        return library.upload(path.id, payload.pipe(Stream.mapError(uploadError), Stream.catchAllCause(unreadablePart), Stream.map(toUploadPart)))
       })
       .handle("list", ({ path, urlParams: q }) => library.list(path.id, { limit: q.limit ?? 50, offset: q.offset ?? 0 }))
       .handle("update", ({ path, payload }) => library.update(path.id, path.mediaId, payload))

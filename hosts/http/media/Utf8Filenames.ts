@@ -11,13 +11,16 @@
 const CRLF = Buffer.from("\r\n")
 const HEADERS_END = Buffer.from("\r\n\r\n")
 const DASHES = Buffer.from("--")
-/** Larger header blocks are refused by the parser anyway (its limit is 16 KB). */
-const MAX_HEADER_BLOCK = 16 * 1024
+/**
+ * A larger header block passes as it came, however its bytes arrive, and the parser refuses
+ * it (its limit is 16 KB); a smaller one with a long name fits that limit once rewritten.
+ */
+const MAX_HEADER_BLOCK = 64 * 1024
 const MAX_FIRST_LINE = 80
 /** Stored names keep 255 characters; a longer path keeps its end, where the name is. */
 const MAX_NAME = 1024
 
-type Mode = "first-line" | "preamble" | "headers" | "body" | "passthrough"
+type Mode = "first-line" | "preamble" | "headers" | "body" | "passthrough" | "epilogue"
 
 /** The boundary of a `multipart/form-data` content type, if it names one. */
 export const boundaryOf = (contentType: string | undefined): string | undefined => {
@@ -37,6 +40,7 @@ export class Utf8FilenameRewriter {
 
   /** The bytes to hand to the parser for this chunk; some may be held back for the next. */
   push(chunk: Uint8Array): Buffer {
+    if (this.mode === "epilogue") return Buffer.alloc(0)
     if (this.mode === "passthrough" && this.pending.length === 0) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
     this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk])
     const out: Array<Buffer> = []
@@ -50,9 +54,8 @@ export class Utf8FilenameRewriter {
 
   /** The bytes still held back, at the end of the body. */
   end(): Buffer {
-    const rest = this.pending
+    const rest = this.mode === "epilogue" ? Buffer.alloc(0) : this.pending
     this.pending = Buffer.alloc(0)
-    this.mode = "passthrough"
     return rest
   }
 
@@ -79,11 +82,18 @@ export class Utf8FilenameRewriter {
         return this.untilDelimiter()
       }
       case "headers": {
-        // After the closing delimiter (`--`) comes the epilogue: nothing more to rewrite.
+        // After the closing delimiter (`--`) comes the epilogue, which means nothing: the
+        // parser, which read some epilogues split across writes as a new part, never sees it.
         if (this.pending.length < DASHES.length) return undefined
-        if (this.pending.subarray(0, DASHES.length).equals(DASHES)) return this.giveUp()
+        if (this.pending.subarray(0, DASHES.length).equals(DASHES)) {
+          this.mode = "epilogue"
+          this.take(this.pending.length)
+          return Buffer.from("--\r\n")
+        }
         const end = this.pending.indexOf(HEADERS_END)
-        if (end === -1) return this.pending.length > MAX_HEADER_BLOCK ? this.giveUp() : undefined
+        if (end === -1 || end + HEADERS_END.length > MAX_HEADER_BLOCK) {
+          return this.pending.length > MAX_HEADER_BLOCK ? this.giveUp() : undefined
+        }
         const block = this.take(end + HEADERS_END.length)
         this.mode = "body"
         return rewriteHeaderBlock(block)
@@ -92,6 +102,9 @@ export class Utf8FilenameRewriter {
         return this.untilDelimiter()
       case "passthrough":
         return this.pending.length > 0 ? this.take(this.pending.length) : undefined
+      case "epilogue":
+        this.take(this.pending.length)
+        return undefined
     }
   }
 
