@@ -7,6 +7,7 @@ import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Authentication, type ResolvedTenant } from "../../core/tenancy/Authentication.js"
 import type { Principal } from "../../core/tenancy/Principal.js"
 import { ForbiddenWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+import { routePath } from "./RoutePath.js"
 
 const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const header = request.headers["authorization"]
@@ -52,8 +53,7 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
       const settings = yield* CatalogSettings
       return Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        // The router takes the path with a trailing slash too.
-        const isOrgCreate = request.method === "POST" && /^\/v1\/organizations\/?$/.test(request.url.split("?")[0] ?? "")
+        const isOrgCreate = request.method === "POST" && /^\/v1\/organizations\/?$/i.test(routePath(request.url))
         // A single-tenant deployment has no organization creation at all, whoever asks.
         if (isOrgCreate && settings.tenancy === "single") {
           return yield* new Forbidden({ message: "this deployment serves a single organization" })

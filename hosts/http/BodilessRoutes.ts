@@ -1,4 +1,5 @@
 import type { HttpApi } from "@effect/platform"
+import { routePath } from "./RoutePath.js"
 
 /**
  * Whether a request goes to an endpoint that takes no body, which HttpApi then never reads: a
@@ -18,10 +19,3 @@ export const takesNoBody = (api: HttpApi.HttpApi.Any): (method: string, url: str
     return routes.some((route) => route.method === method && route.path.test(path))
   }
 }
-
-/**
- * The path as the router reads a request target: without an absolute form's scheme and host
- * or the query, with runs of slashes as one, and in any case (the patterns ignore it).
- */
-const routePath = (url: string): string =>
-  (url.split("?")[0] ?? "").replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/\/{2,}/g, "/")

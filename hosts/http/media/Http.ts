@@ -7,6 +7,7 @@ import { TooLarge, ValidationFailed } from "../../../core/shared/Errors.js"
 import { CatalogApi } from "../Api.js"
 import { envelope } from "../Errors.js"
 import { guardMultipartParser } from "./MultipartGuard.js"
+import { boundaryOf } from "./Utf8Filenames.js"
 
 const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
 
@@ -64,7 +65,7 @@ export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
             { status: 415 }
           ))
         }
-        if (!/;\s*boundary=/.test(type)) return Effect.fail(ValidationFailed.one([], "the multipart body has no boundary", "invalid_multipart"))
+        if (boundaryOf(type) === undefined) return Effect.fail(ValidationFailed.one([], "the multipart body has no boundary", "invalid_multipart"))
         return library.upload(path.id, payload.pipe(Stream.mapError(uploadError), Stream.catchAllCause(unreadablePart), Stream.map(toUploadPart)))
       })
       .handle("list", ({ path, urlParams: q }) => library.list(path.id, { limit: q.limit ?? 50, offset: q.offset ?? 0 }))

@@ -3,7 +3,8 @@
  * multipart parser only reads a quoted parameter of Latin-1 characters: with `中文.png` it
  * drops the whole Content-Disposition header, so the file arrives as a nameless field. This
  * rewrites such a parameter, in the part headers of the byte stream before the parser, into
- * the `filename*=UTF-8''...` form the parser decodes itself. Everything else passes unchanged.
+ * the `filename*=UTF-8''...` form the parser decodes itself. Everything else passes unchanged,
+ * but for the epilogue after the closing delimiter, which is dropped.
  *
  * The delimiter comes from the request's boundary; without one, from the body's first line,
  * which browsers, curl and fetch always begin with.
