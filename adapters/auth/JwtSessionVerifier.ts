@@ -1,13 +1,13 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { jwtVerify } from "jose"
 import { Unauthenticated } from "../../core/shared/Errors.js"
-import { isUuid, unstorableText } from "../../core/shared/Fields.js"
+import { isEmailAddress, isUuid, unstorableText } from "../../core/shared/Fields.js"
 import { SessionVerifier } from "../../core/tenancy/SessionVerifier.js"
 
 /** An address both databases store alike: no control characters or unpaired surrogates, RFC 5321's length. */
 const isEmail = (u: unknown): u is string =>
   typeof u === "string" && u.length <= 254 && unstorableText(u) === undefined &&
-  /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(u)
+  isEmailAddress(u)
 
 /**
  * HS256 session tokens: `sub` is the user id (uuid), `email` optional, `exp` required.

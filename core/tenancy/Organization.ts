@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Name, NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { isEmailAddress, Name, NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** The only settings an organization accepts; any other key is refused on write. */
 export const OrganizationSettings = Schema.Struct({
@@ -50,7 +50,7 @@ export class OrganizationDetails extends Schema.Class<OrganizationDetails>("Orga
 export const InitialAdmin = Schema.Struct({
   email: Schema.optional(Schema.String.pipe(
     Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
-    Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+    Schema.filter(isEmailAddress, { message: () => "must be an email address" })
   )),
   userId: Schema.optional(Uuid)
 }).annotations(strict)
