@@ -21,6 +21,10 @@ import type { Principal } from "./Principal.js"
 import { UserRepository } from "./UserRepository.js"
 import { contentPagesFeature } from "./Features.js"
 import { sameJson } from "../shared/CanonicalJson.js"
+import { ConnectorRepository } from "../connectors/ConnectorRepository.js"
+import { subscribed } from "../events/Subscription.js"
+import { deliver } from "../webhooks/Deliver.js"
+import { WebhookSender } from "../webhooks/WebhookSender.js"
 
 export class Organizations extends Context.Tag("catalog/Organizations")<Organizations, {
   /** Creates an organization for a signed-in member of another one, or for the service on behalf of `initialAdmin`. */
@@ -59,10 +63,12 @@ export const makeOrganizations = Effect.gen(function*() {
   const blobs = yield* BlobStore
   const settings = yield* CatalogSettings
   const auth = yield* Authentication
+  const connectors = yield* ConnectorRepository
+  const sender = yield* WebhookSender
 
   const record = (organizationId: string, actor: Actor, name: string, payload: Record<string, unknown>) =>
     makeEvent(organizationId, actor, { name, entityType: "organization", entityId: organizationId, payload }).pipe(
-      Effect.flatMap((event) => events.append([event])),
+      Effect.tap((event) => events.append([event])),
       Effect.provideService(Crypto, crypto)
     )
 
@@ -230,20 +236,31 @@ export const makeOrganizations = Effect.gen(function*() {
       const exportKey = `exports/${id}/${now.replace(/[:.]/g, "-")}.json`
       // One transaction, holding the organization: the export has every row the cascade
       // deletes, and of concurrent deletions one succeeds and the others find nothing.
-      const deletedCounts = yield* uow.system(
+      const { deletedCounts, event, listeners } = yield* uow.system(
         Effect.gen(function*() {
           if (!(yield* repo.holdForDeletion(id))) return yield* new NotFound({ entity: "organization", id })
           const dump = yield* repo.exportTenant(id)
           const body = JSON.stringify({ organization, exportedAt: now, tables: dump })
           yield* blobs.put(exportKey, new TextEncoder().encode(body))
-          const counts = yield* repo.deleteCascade(id)
+          const listeners = (yield* connectors.list(id)).filter((c) => subscribed(c.events, "organization.deleted"))
+          const deletedCounts = yield* repo.deleteCascade(id)
           // Recorded after the cascade so the event outlives the tenant as its tombstone.
-          yield* record(id, tenant.actor, "organization.deleted", { slug: organization.slug, exportKey })
-          return counts
+          const event = yield* record(id, tenant.actor, "organization.deleted", { slug: organization.slug, exportKey })
+          return { deletedCounts, event, listeners }
         })
       )
       // This process forgets the tenant's keys at once; others within the key cache's lifetime.
       yield* auth.invalidateKeys
+      // The dispatcher cannot send it, its connectors being gone with the tenant: each one that
+      // subscribed gets it once, after the commit, and the attempt has no delivery log to go to.
+      if (listeners.length > 0) {
+        yield* Effect.forkDaemon(
+          Effect.forEach(listeners, (connector) => deliver(connector, event), { concurrency: "unbounded", discard: true }).pipe(
+            Effect.provideService(Crypto, crypto),
+            Effect.provideService(WebhookSender, sender)
+          )
+        )
+      }
       return new OrganizationDeleted({ exportKey, deletedCounts })
     })
 

@@ -126,6 +126,38 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(c.config.events).toEqual(["api_key.*"])
   })
 
+  it("sends organization.deleted to the connectors subscribed to it, after the tenant is gone", async () => {
+    const doomed = await host.tenant()
+    const install = (path: string, events: ReadonlyArray<string>) =>
+      doomed.req("POST", "/v1/connectors", {
+        body: { type: "headless", name: path, config: { destination_url: receiver.url(path), secret: SECRET, events } }
+      })
+    expect((await install("/farewell", ["organization.*"])).status).toBe(201)
+    expect((await install("/not-listening", ["product.*"])).status).toBe(201)
+    const slug = doomed.organization.slug
+    const deleted = await doomed.sreq("DELETE", `/v1/organizations/${doomed.organization.id}`, { body: { confirm: slug } })
+    expect(deleted.status).toBe(200)
+    const got = await receiver.waitFor((x) => x.path === "/farewell")
+    expect(got.headers["x-service-event"]).toBe("organization.deleted")
+    expect(await verify(SECRET, got.text, String(got.headers["x-service-signature-256"]))).toBe(true)
+    expect(JSON.parse(got.text)).toMatchObject({
+      name: "organization.deleted",
+      organization_id: doomed.organization.id,
+      entity_id: doomed.organization.id,
+      actor: { type: "user" },
+      payload: { slug, exportKey: deleted.json.exportKey }
+    })
+    // A later delivery to another tenant: by then a delivery to the unsubscribed connector would have come.
+    const witness = await host.tenant()
+    await witness.req("POST", "/v1/connectors", {
+      body: { type: "headless", name: "w", config: { destination_url: receiver.url("/witness"), secret: SECRET, events: ["api_key.*"] } }
+    })
+    await witness.req("POST", "/v1/api-keys", { body: { name: "after" } })
+    await receiver.waitFor((x) => x.path === "/witness")
+    expect(receiver.received.filter((x) => x.path === "/not-listening")).toEqual([])
+    expect(receiver.received.filter((x) => x.path === "/farewell")).toHaveLength(1)
+  })
+
   it("records no event for writes that change nothing", async () => {
     const fresh = await host.tenant()
     const attribute = (await fresh.req("POST", "/v1/attributes", { body: { code: "gloss", label: { en: "Gloss" }, type: "text" } })).json
