@@ -54,7 +54,7 @@ const filterFields = {
   familyId: Schema.optional(Uuid),
   categoryId: Schema.optional(Uuid),
   includeDescendants: Schema.optional(BooleanParam),
-  brand: Schema.optional(NonEmptyString),
+  brand: Schema.optional(Schema.String),
   brandId: Schema.optional(Uuid),
   ids: Schema.optional(Ids),
   tag: Schema.optional(TagFilter),

@@ -74,6 +74,18 @@ describe("GET /v1/products query validation", () => {
     expect([noIds.status, noIds.json.total]).toEqual([200, 0])
   })
 
+  it("takes an empty brand as the string the table types it as, matching no product, and refuses an empty slug", async () => {
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Empty Brand Probe" } })
+    await t.req("POST", "/v1/products", { body: { familyId, name: "Branded", brandId: brand.json.id } })
+    await t.req("POST", "/v1/products", { body: { familyId, name: "Unbranded" } })
+    const listed = await t.req("GET", "/v1/products?brand=&withTotal=true")
+    expect([listed.status, listed.json.total]).toEqual([200, 0])
+    const facets = await t.req("GET", "/v1/products/facets?brand=")
+    expect([facets.status, facets.json.total]).toEqual([200, 0])
+    const slug = await t.req("GET", "/v1/products?slug=")
+    expect([slug.status, slug.json.error.details.issues[0].path]).toEqual([422, ["slug"]])
+  })
+
   it("lists everything for a q without letters or digits, and refuses relevance order for it", async () => {
     const all = await t.req("GET", "/v1/products?withTotal=true")
     for (const q of ["", "%20%20", "!!!"]) {
