@@ -152,14 +152,21 @@ export const compareDecimals = (a: string, b: string): -1 | 0 | 1 => {
   return left === right ? 0 : left < right ? -sign as -1 | 1 : sign
 }
 
+/** A bound on decimals: a finite number, or a decimal string as the values themselves are written ("10.50"). */
+const decimalRule = (rules: Rules, key: string): string | undefined => {
+  const v = rules[key]
+  if (typeof v === "number") return Number.isFinite(v) ? plainDecimal(v) : undefined
+  return typeof v === "string" && DECIMAL.test(v) ? v : undefined
+}
+
 const decimal: ValueValidator = (value, rules, path) => {
   const s = typeof value === "number" && Number.isFinite(value) ? plainDecimal(value) : value
   if (typeof s !== "string" || !DECIMAL.test(s)) return fail(path, "must be a decimal string such as \"12.50\"", "invalid_type")
-  const min = numberRule(rules, "min")
-  const max = numberRule(rules, "max")
+  const min = decimalRule(rules, "min")
+  const max = decimalRule(rules, "max")
   const issues: Array<Issue> = []
-  if (min !== undefined && compareDecimals(s, plainDecimal(min)) < 0) issues.push({ path, message: `must be at least ${min}`, code: "too_small" })
-  if (max !== undefined && compareDecimals(s, plainDecimal(max)) > 0) issues.push({ path, message: `must be at most ${max}`, code: "too_big" })
+  if (min !== undefined && compareDecimals(s, min) < 0) issues.push({ path, message: `must be at least ${min}`, code: "too_small" })
+  if (max !== undefined && compareDecimals(s, max) > 0) issues.push({ path, message: `must be at most ${max}`, code: "too_big" })
   return collect(s, issues)
 }
 

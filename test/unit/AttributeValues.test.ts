@@ -331,6 +331,15 @@ describe("compareDecimals", () => {
     for (const value of ["-0.1000000000000000001", "-1"]) expect(issuesOf(bounded, value)[0]?.code).toBe("too_small")
     for (const value of ["10", "10.000", "-0.1", "0", "9.99999999999999999999"]) ok(bounded, value)
   })
+
+  it("takes decimal bounds written as decimal strings, as decimal values are", () => {
+    const bounded = spec("decimal", { min: "-0.10", max: "10.5" })
+    expect(issuesOf(bounded, "10.6")[0]).toMatchObject({ code: "too_big", message: "must be at most 10.5" })
+    expect(issuesOf(bounded, 10.51)[0]?.code).toBe("too_big")
+    expect(issuesOf(bounded, "-0.1000000000000000001")[0]?.code).toBe("too_small")
+    for (const value of ["10.5", "10.50", "-0.1", 0]) ok(bounded, value)
+    ok(spec("decimal", { max: "ten" }), "11")
+  })
 })
 
 describe("toUtcText", () => {
