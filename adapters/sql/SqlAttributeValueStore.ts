@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import type { EntityKind } from "../../core/schema/Attribute.js"
-import { AttributeValueStore, noUsage, type Usage } from "../../core/schema/AttributeValueStore.js"
+import { AttributeValueStore, noUsage, type Usage, type ValueScope } from "../../core/schema/AttributeValueStore.js"
 import { type AttributeValueTable, ATTRIBUTE_VALUE_TABLES } from "./AttributeValueTables.js"
 import { IntColumn } from "./Columns.js"
 import { refreshSearchText } from "./ProductSearchRefresh.js"
@@ -24,6 +24,19 @@ export const make = (tables: ReadonlyArray<AttributeValueTable>) =>
         orElse: () => sql`json_type(attributes, '$.' || ${code}) is not null`
       })
 
+    // Codes and scopes are bound as parameters; a value that is not an array of entries holds none.
+    const holdsScoped = (code: string, scope: ValueScope) =>
+      sql.onDialectOrElse({
+        pg: () =>
+          sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(attributes -> ${code}::text) = 'array'
+                then attributes -> ${code}::text else '[]'::jsonb end) as e(entry)
+              where jsonb_typeof(e.entry) = 'object' and e.entry ->> ${scope}::text is not null)`,
+        orElse: () =>
+          sql`exists (select 1 from json_each(attributes, '$.' || ${code}) as e
+              where json_type(attributes, '$.' || ${code}) = 'array' and e.type = 'object'
+                and json_extract(e.value, '$.' || ${scope}) is not null)`
+      })
+
     const perTable = (
       entityKind: EntityKind,
       codes: ReadonlyArray<string>,
@@ -43,6 +56,13 @@ export const make = (tables: ReadonlyArray<AttributeValueTable>) =>
         perTable(entityKind, [code], ({ table }) =>
           sql`select cast(count(*) as integer) as n from ${sql(table)}
               where organization_id = ${organizationId} and ${holds(code)}`.pipe(
+            Effect.flatMap(decodeCount),
+            Effect.map((rows) => rows[0]?.n ?? 0)
+          )),
+      scopedUsage: (organizationId, entityKind, code, scope) =>
+        perTable(entityKind, [code], ({ table }) =>
+          sql`select cast(count(*) as integer) as n from ${sql(table)}
+              where organization_id = ${organizationId} and ${holdsScoped(code, scope)}`.pipe(
             Effect.flatMap(decodeCount),
             Effect.map((rows) => rows[0]?.n ?? 0)
           )),

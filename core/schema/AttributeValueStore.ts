@@ -14,6 +14,9 @@ export const noUsage: Usage = { products: 0, variants: 0, contentPages: 0, categ
 
 export const usageTotal = (u: Usage): number => u.products + u.variants + u.contentPages + u.categories + u.brands
 
+/** The key of a value entry that an attribute's `isLocalizable` or `isScopable` governs. */
+export type ValueScope = "locale" | "channel"
+
 /**
  * The attribute values stored on catalog records (products, variants, content pages,
  * categories, brands), seen by code. Callers run these inside `UnitOfWork.tenant`.
@@ -21,6 +24,8 @@ export const usageTotal = (u: Usage): number => u.products + u.variants + u.cont
 export class AttributeValueStore extends Context.Tag("catalog/AttributeValueStore")<AttributeValueStore, {
   /** How many records of `entityKind` hold a value under `code`. */
   readonly usage: (organizationId: string, entityKind: EntityKind, code: string) => Effect.Effect<Usage>
+  /** How many records of `entityKind` hold an entry under `code` at a `scope` (locale or channel) other than null. */
+  readonly scopedUsage: (organizationId: string, entityKind: EntityKind, code: string, scope: ValueScope) => Effect.Effect<Usage>
   /** Removes `code` from every record of `entityKind`, bumping their `updatedAt` to `at`; answers the rows changed. */
   readonly remove: (organizationId: string, entityKind: EntityKind, code: string, at: string) => Effect.Effect<Usage>
   /** Moves the values under `from` to `to` on every record of `entityKind` (an attribute's code changed). */

@@ -1,7 +1,7 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { type Conflict, type Issue, NotFound, ValidationFailed } from "../shared/Errors.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
@@ -15,7 +15,7 @@ import {
   type UpdateAttribute
 } from "./Attribute.js"
 import { type AttributeChanges, AttributeRepository } from "./AttributeRepository.js"
-import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
+import { AttributeValueStore, usageTotal, type ValueScope } from "./AttributeValueStore.js"
 import { changeDefinitions } from "./DefinitionLock.js"
 import { requestedRequirement } from "./Requirements.js"
 import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
@@ -28,7 +28,10 @@ export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** Fails with Conflict when the code is taken for the entity kind. */
   readonly create: (input: CreateAttribute) => Effect.Effect<Attribute, ValidationFailed | Conflict, CurrentTenant>
   readonly get: (id: string) => Effect.Effect<Attribute, NotFound, CurrentTenant>
-  /** A new code carries the stored values along; the type cannot change while records hold values. */
+  /**
+   * A new code carries the stored values along; the type cannot change while records hold
+   * values, nor `isLocalizable` (`isScopable`) turn off while they hold values at a locale (channel).
+   */
   readonly update: (id: string, input: UpdateAttribute) => Effect.Effect<Attribute, NotFound | ValidationFailed | Conflict, CurrentTenant>
   /**
    * In one transaction: the definition, its family attachments and every value stored under
@@ -39,6 +42,9 @@ export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** How many records hold a value under the attribute's code: what `delete` would remove. */
   readonly usage: (id: string) => Effect.Effect<AttributeUsage, NotFound, CurrentTenant>
 }>() {}
+
+/** The flags that let values carry a locale or a channel, with the entry key each governs. */
+const SCOPE_FLAGS: ReadonlyArray<readonly ["isLocalizable" | "isScopable", ValueScope]> = [["isLocalizable", "locale"], ["isScopable", "channel"]]
 
 /**
  * The default value must itself be a valid value of the attribute, and is kept as a value
@@ -141,12 +147,20 @@ export const makeAttributes = Effect.gen(function*() {
           const at = yield* now
           const asSent: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
           const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(timer, asSent) }
+          const inUse: Array<Issue> = []
           if (changed.includes("type")) {
             const held = usageTotal(yield* values.usage(organizationId, existing.entityKind, existing.code))
+            if (held > 0) inUse.push({ path: ["type"], message: `cannot change while ${held} records hold values of ${existing.code}`, code: "in_use" })
+          }
+          // Values at a locale (channel) would contradict a flag that now asks for null there.
+          for (const [flag, scope] of SCOPE_FLAGS) {
+            if (!changed.includes(flag) || merged[flag]) continue
+            const held = usageTotal(yield* values.scopedUsage(organizationId, existing.entityKind, existing.code, scope))
             if (held > 0) {
-              return yield* ValidationFailed.one(["type"], `cannot change while ${held} records hold values of ${existing.code}`, "in_use")
+              inUse.push({ path: [flag], message: `cannot turn off while ${held} records hold values of ${existing.code} at a ${scope}`, code: "in_use" })
             }
           }
+          if (inUse.length > 0) return yield* ValidationFailed.of(inUse)
           const changes: AttributeChanges = {
             ...Object.fromEntries(changed.map((k) => [k, merged[k]])),
             updatedAt: at,

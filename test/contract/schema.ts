@@ -321,6 +321,40 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(updated.map((e) => e.payload.changed_fields)).toEqual([["code", "label"]])
       }))
 
+    it.effect("keeps isLocalizable and isScopable on while records hold values at a locale or channel", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const other = yield* newTenant
+        const attributes = yield* Attributes
+        const run = inTenant(tenant)
+        const scoped = { isLocalizable: true, isScopable: true }
+        const title = yield* run(attributes.create(attr("title", scoped)))
+        const at = (locale: string | null, channel: string | null) => [{ locale, channel, value: "x" }, { locale: null, channel: null, value: "y" }]
+        yield* insertValued(organization.id, "test_valued_records", { title: at("en", null) })
+        yield* insertValued(organization.id, "test_valued_variants", { title: at(null, "web") })
+        yield* insertValued(organization.id, "test_valued_records", { title: entry("plain"), other: at("en", "web") })
+        yield* insertValued(organization.id, "test_valued_brands", { title: at("en", "web") })
+        yield* insertValued(other.organization.id, "test_valued_records", { title: at("en", "web") })
+        const store = yield* AttributeValueStore
+        const uow = yield* UnitOfWork
+        const counted = (scope: "locale" | "channel") => uow.tenant(organization.id, store.scopedUsage(organization.id, "product", "title", scope))
+        expect(yield* counted("locale")).toEqual({ products: 1, variants: 0, contentPages: 0, categories: 0, brands: 0 })
+        expect(yield* counted("channel")).toEqual({ products: 0, variants: 1, contentPages: 0, categories: 0, brands: 0 })
+
+        const refused = yield* Effect.flip(run(attributes.update(title.id, { isLocalizable: false, isScopable: false, label: { en: "Title" } })))
+        assert(refused._tag === "ValidationFailed")
+        expect(refused.issues.map((i) => [i.path, i.code])).toEqual([[["isLocalizable"], "in_use"], [["isScopable"], "in_use"]])
+        expect((yield* run(attributes.get(title.id))).label).toEqual({ en: "title" })
+
+        // Values at null only, or none at all, let a flag turn off.
+        const plain = yield* run(attributes.create(attr("plain", scoped)))
+        yield* insertValued(organization.id, "test_valued_records", { plain: entry("x") })
+        expect(yield* run(attributes.update(plain.id, { isLocalizable: false, isScopable: false }))).toMatchObject({ isLocalizable: false, isScopable: false })
+        const unused = yield* run(attributes.create(attr("unused", scoped)))
+        expect((yield* run(attributes.update(unused.id, { isScopable: false }))).isScopable).toBe(false)
+        expect((yield* run(attributes.update(title.id, { isLocalizable: true, isScopable: true }))).isLocalizable).toBe(true)
+      }))
+
     it.effect("the value store rolls back with the transaction that called it", () =>
       Effect.gen(function*() {
         const { organization } = yield* newTenant

@@ -104,6 +104,21 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("GET", `/v1/attribute-families/${uuid()}`)).status).toBe(404)
   })
 
+  it("keeps an attribute localizable while a product holds a value at a locale", async () => {
+    const a = await t.req("POST", "/v1/attributes", { body: { code: "headline", label: {}, type: "text", isLocalizable: true } })
+    const f = await t.req("POST", "/v1/attribute-families", { body: { code: "headlined", label: {} } })
+    await t.req("POST", `/v1/attribute-families/${f.json.id}/attributes`, { body: { attributeId: a.json.id } })
+    const p = await t.req("POST", "/v1/products", {
+      body: { familyId: f.json.id, name: "Headlined", attributes: { headline: [{ locale: "en", channel: null, value: "Hello" }] } }
+    })
+    expect(p.status).toBe(201)
+    const off = await t.req("PATCH", `/v1/attributes/${a.json.id}`, { body: { isLocalizable: false } })
+    expect(off.status).toBe(422)
+    expect(off.json.error.details.issues).toEqual([expect.objectContaining({ path: ["isLocalizable"], code: "in_use" })])
+    await t.req("PATCH", `/v1/products/${p.json.id}`, { body: { attributes: { headline: [{ locale: "en", channel: null, value: null }] } } })
+    expect((await t.req("PATCH", `/v1/attributes/${a.json.id}`, { body: { isLocalizable: false } })).json.isLocalizable).toBe(false)
+  })
+
   it("provisions the brand schema on first listing, once", async () => {
     const [first, second] = await Promise.all([
       t.req("GET", "/v1/attribute-families?entityKind=brand"),
