@@ -21,8 +21,15 @@ export interface HostConfig {
 /** A string variable that must satisfy `valid`; the error names the variable. */
 const checked = (name: string, message: string, valid: (s: string) => boolean) =>
   Config.string(name).pipe(
-    Config.mapOrFail((s) => (valid(s) ? Either.right(s) : Either.left(ConfigError.InvalidData([name], message))))
+    Config.mapOrFail((s) => (valid(s) ? Either.right(s) : Either.left(ConfigError.InvalidData([], message))))
   )
+
+/**
+ * A secret that, when set, must hold something: an empty service key would let an empty
+ * `x-pim-service-key` header create organizations.
+ */
+const secret = (name: string) =>
+  Config.option(checked(name, "must not be empty (leave it unset to turn it off)", (s) => s.length > 0).pipe(Config.map(Redacted.make)))
 
 const databaseUrl = checked(
   "DATABASE_URL",
@@ -55,9 +62,11 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
     Config.withDefault("default")
   ),
   bootstrapApiKey,
-  bootstrapAdminEmail: Config.option(Config.string("CATALOG_BOOTSTRAP_ADMIN_EMAIL")),
-  serviceKey: Config.option(Config.redacted("CATALOG_SERVICE_KEY")),
-  sessionSecret: Config.option(Config.redacted("CATALOG_SESSION_SECRET")),
+  bootstrapAdminEmail: Config.option(
+    checked("CATALOG_BOOTSTRAP_ADMIN_EMAIL", "must be an email address", (s) => s.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s))
+  ),
+  serviceKey: secret("CATALOG_SERVICE_KEY"),
+  sessionSecret: secret("CATALOG_SESSION_SECRET"),
   dataDir: Config.string("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
   webhookAllowedPrivateAddresses: list(
     "CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES",

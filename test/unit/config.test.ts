@@ -34,7 +34,27 @@ describe("configuration", () => {
       expect(line).toContain("CATALOG_TENANCY")
       expect(line).toContain("DATABASE_URL")
       const key = yield* load({ CATALOG_BOOTSTRAP_API_KEY: "not-a-key" })
-      expect(Either.getLeft(key).pipe(Option.getOrThrow)).toContain("CATALOG_BOOTSTRAP_API_KEY")
+      expect(Either.getLeft(key).pipe(Option.getOrThrow)).toBe(
+        "invalid configuration: CATALOG_BOOTSTRAP_API_KEY: must be pim_ followed by 43 base64url characters"
+      )
+    }))
+
+  it.effect("refuses empty secrets, which would let an empty header or key in", () =>
+    Effect.gen(function*() {
+      for (const name of ["CATALOG_SERVICE_KEY", "CATALOG_SESSION_SECRET"]) {
+        const line = Either.getLeft(yield* load({ [name]: "" })).pipe(Option.getOrThrow)
+        expect(line).toBe(`invalid configuration: ${name}: must not be empty (leave it unset to turn it off)`)
+      }
+      const c = Either.getOrThrow(yield* load({ CATALOG_SERVICE_KEY: "svc", CATALOG_SESSION_SECRET: "s" }))
+      expect(Option.isSome(c.serviceKey) && Option.isSome(c.sessionSecret)).toBe(true)
+    }))
+
+  it.effect("refuses a bootstrap admin email that is not an address", () =>
+    Effect.gen(function*() {
+      const line = Either.getLeft(yield* load({ CATALOG_BOOTSTRAP_ADMIN_EMAIL: "nope" })).pipe(Option.getOrThrow)
+      expect(line).toBe("invalid configuration: CATALOG_BOOTSTRAP_ADMIN_EMAIL: must be an email address")
+      const c = Either.getOrThrow(yield* load({ CATALOG_BOOTSTRAP_ADMIN_EMAIL: "owner@example.com" }))
+      expect(c.bootstrapAdminEmail).toEqual(Option.some("owner@example.com"))
     }))
 
   it.effect("reads lists and names the database", () =>
