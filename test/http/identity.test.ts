@@ -37,6 +37,19 @@ describe("authentication", () => {
     expect(r.json.error.code).toBe("forbidden")
   })
 
+  it("refuses a malformed x-organization-id with 422 and an unknown one like a foreign one, with 403", async () => {
+    const t = await host.tenant()
+    const other = await host.tenant()
+    const malformed = await host.request("GET", "/v1/attributes", { auth: t.session, headers: { "x-organization-id": "not-a-uuid" } })
+    expect([malformed.status, malformed.json.error.details.issues[0].path]).toEqual([422, ["headers", "x-organization-id"]])
+    for (const id of [other.organization.id, uuid()]) {
+      const r = await host.request("GET", "/v1/attributes", { auth: t.session, headers: { "x-organization-id": id } })
+      expect([r.status, r.json]).toEqual([403, { error: { code: "forbidden", message: "no membership in the requested organization" } }])
+    }
+    const byKey = await t.req("GET", "/v1/me", { headers: { "x-organization-id": other.organization.id } })
+    expect(byKey.json.organization.id).toBe(t.organization.id)
+  })
+
   it("tells key and session callers who they are", async () => {
     const t = await host.tenant()
     const byKey = await t.req("GET", "/v1/me")
