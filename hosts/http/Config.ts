@@ -1,5 +1,6 @@
 import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
 import { invalidExemptions } from "../../adapters/webhooks/AddressGuard.js"
+import { isEmailAddress } from "../../core/shared/Fields.js"
 
 /** The deployment's configuration, from the environment (see README, Configuration). */
 export interface HostConfig {
@@ -63,7 +64,7 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   ),
   bootstrapApiKey,
   bootstrapAdminEmail: Config.option(
-    checked("CATALOG_BOOTSTRAP_ADMIN_EMAIL", "must be an email address", (s) => s.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s))
+    checked("CATALOG_BOOTSTRAP_ADMIN_EMAIL", "must be an email address", (s) => s.length <= 254 && isEmailAddress(s))
   ),
   serviceKey: secret("CATALOG_SERVICE_KEY"),
   sessionSecret: secret("CATALOG_SESSION_SECRET"),
