@@ -79,9 +79,6 @@ export const sortOf = (organizationId: string, query: ListProductsQuery, filter:
     if (by === "attribute" && query.sortAttribute === undefined) {
       issues.push({ path: ["sortAttribute"], message: "sortBy=attribute needs sortAttribute", code: "required" })
     }
-    if (by === "relevance" && filter.search === undefined) {
-      issues.push({ path: ["sortBy"], message: "sortBy=relevance needs a search text in q", code: "invalid" })
-    }
     if (issues.length > 0) return yield* ValidationFailed.of(issues)
     if (by === "attribute" && query.sortAttribute !== undefined) {
       const attributeId = yield* numericAttribute(organizationId, query.sortAttribute, "sortAttribute")
