@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
-import { NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 const isHttpUrl = (s: string): boolean => {
   if (!URL.canParse(s)) return false
@@ -63,7 +63,7 @@ export const EventPatterns = Schema.Array(EventPattern).pipe(Schema.maxItems(100
 /** `POST /v1/connectors`. */
 export const InstallConnector = Schema.Struct({
   type: Schema.Literal("headless"),
-  name: NonEmptyString.pipe(Schema.maxLength(200)),
+  name: Name,
   config: Schema.Struct({
     destination_url: DestinationUrl,
     secret: WebhookSecret,
@@ -75,7 +75,7 @@ export type InstallConnector = typeof InstallConnector.Type
 
 /** `PATCH /v1/connectors/{id}`: a new name, a new subscription, or both. */
 export const UpdateConnector = Schema.Struct({
-  name: Schema.optional(NonEmptyString.pipe(Schema.maxLength(200))),
+  name: Schema.optional(Name),
   config: Schema.optional(Schema.Struct({ events: Schema.optional(EventPatterns) }).annotations(strict))
 })
 export type UpdateConnector = typeof UpdateConnector.Type

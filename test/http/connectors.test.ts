@@ -80,6 +80,20 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(r.json.error.details.issues.map((i: { path: unknown }) => i.path)).toContainEqual(path)
   })
 
+  it("takes a name of 1 to 255 characters, counted as code points, like every other name", async () => {
+    const atLimit = await install({ destination_url: "http://127.0.0.1:9/h" }, { name: "\u{1F511}".repeat(255) })
+    expect(atLimit.status).toBe(201)
+    const renamed = await t.req("PATCH", `/v1/connectors/${atLimit.json.id}`, { body: { name: "n".repeat(255) } })
+    expect(renamed.status).toBe(200)
+    for (const name of ["", "n".repeat(256)]) {
+      const refused = await install({ destination_url: "http://127.0.0.1:9/h" }, { name })
+      expect(refused.status).toBe(422)
+      expect(refused.json.error.details.issues.map((i: { path: unknown }) => i.path)).toEqual([["name"]])
+      const patched = await t.req("PATCH", `/v1/connectors/${atLimit.json.id}`, { body: { name } })
+      expect(patched.status).toBe(422)
+    }
+  })
+
   it("refuses a type other than headless", async () => {
     const r = await install({ destination_url: "http://127.0.0.1:9/h" }, { type: "shopify" })
     expect(r.status).toBe(422)
