@@ -7,32 +7,32 @@ const cidr = (text: string): Range => ipaddr.parseCIDR(text)
 
 /** IPv4 blocks that are never a public webhook endpoint, beyond ipaddr.js's own classes. */
 const REFUSED_V4_EXTRA: ReadonlyArray<readonly [string, Range]> = [
-  ["reserved for protocol assignments", cidr("192.0.0.0/24")],
-  ["reserved for benchmarking", cidr("198.18.0.0/15")],
-  ["reserved", cidr("240.0.0.0/4")]
+  ["an address reserved for protocol assignments", cidr("192.0.0.0/24")],
+  ["an address reserved for benchmarking", cidr("198.18.0.0/15")],
+  ["a reserved address", cidr("240.0.0.0/4")]
 ]
 
 const REFUSED_V4_CLASSES: Record<string, string> = {
-  unspecified: "unspecified",
-  broadcast: "broadcast",
-  multicast: "multicast",
-  linkLocal: "link-local",
-  loopback: "loopback",
-  carrierGradeNat: "carrier-grade NAT",
-  private: "private"
+  unspecified: "an unspecified address",
+  broadcast: "a broadcast address",
+  multicast: "a multicast address",
+  linkLocal: "a link-local address",
+  loopback: "a loopback address",
+  carrierGradeNat: "a carrier-grade NAT address",
+  private: "a private address"
 }
 
 const REFUSED_V6_CLASSES: Record<string, string> = {
-  unspecified: "unspecified",
-  loopback: "loopback",
-  linkLocal: "link-local",
-  multicast: "multicast",
-  uniqueLocal: "unique-local",
-  deprecatedSiteLocal: "site-local",
-  discard: "discard-only",
-  rfc6145: "IPv4-translated",
-  teredo: "Teredo",
-  benchmarking: "reserved for benchmarking"
+  unspecified: "an unspecified address",
+  loopback: "a loopback address",
+  linkLocal: "a link-local address",
+  multicast: "a multicast address",
+  uniqueLocal: "a unique-local address",
+  deprecatedSiteLocal: "a site-local address",
+  discard: "a discard-only address",
+  rfc6145: "an IPv4-translated address",
+  teredo: "a Teredo address",
+  benchmarking: "an address reserved for benchmarking"
 }
 
 // ::/8 holds the unspecified and loopback addresses and the deprecated IPv4-compatible form
@@ -73,19 +73,19 @@ export const makeAddressGuard = (allowed: ReadonlyArray<string>): AddressGuard =
     if (address instanceof ipaddr.IPv4) {
       const v4 = address
       const cls = REFUSED_V4_CLASSES[v4.range()]
-      if (cls !== undefined) return `${cls} address`
+      if (cls !== undefined) return cls
       const extra = REFUSED_V4_EXTRA.find(([, range]) => inRange(v4, range))
-      return extra === undefined ? undefined : `${extra[0]} address`
+      return extra === undefined ? undefined : extra[0]
     }
     const v6 = address
     const cls = REFUSED_V6_CLASSES[v6.range()]
-    if (cls !== undefined) return `${cls} address`
+    if (cls !== undefined) return cls
     const inner = embeddedV4(v6)
     if (inner !== undefined) {
       const why = judge(inner)
       return why === undefined ? undefined : `${why} (${inner.toString()} inside ${v6.range()})`
     }
-    return inRange(v6, IPV6_LOW) ? "reserved address" : undefined
+    return inRange(v6, IPV6_LOW) ? "a reserved address" : undefined
   }
 
   return {
@@ -93,7 +93,7 @@ export const makeAddressGuard = (allowed: ReadonlyArray<string>): AddressGuard =
       const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text
       if (!ipaddr.isValid(bare)) return "not an IP address"
       const why = judge(ipaddr.process(bare))
-      return why === undefined ? undefined : `${bare} is a ${why}`
+      return why === undefined ? undefined : `${bare} is ${why}`
     }
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
+import { makeAddressGuard } from "../../adapters/webhooks/AddressGuard.js"
 import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
 
 /** Names under .test resolve here, never through real DNS. */
@@ -106,6 +107,18 @@ describe("the webhook address guard", () => {
       expect(yield* accepts(lan, "http://192.168.7.8/hook")).toBe(false)
       expect(yield* accepts(lan, "http://127.0.0.1/hook")).toBe(false)
     }))
+
+  it.each([
+    ["0.0.0.0", "0.0.0.0 is an unspecified address"],
+    ["::", ":: is an unspecified address"],
+    ["10.0.0.1", "10.0.0.1 is a private address"],
+    ["192.0.0.8", "192.0.0.8 is an address reserved for protocol assignments"],
+    ["198.18.0.1", "198.18.0.1 is an address reserved for benchmarking"],
+    ["240.0.0.1", "240.0.0.1 is a reserved address"],
+    ["64:ff9b::a00:1", "64:ff9b::a00:1 is a private address (10.0.0.1 inside rfc6052)"]
+  ])("says in plain words why %s is refused", (address, why) => {
+    expect(makeAddressGuard([]).refusal(address)).toBe(why)
+  })
 
   it("refuses a configuration entry that is not an IP or a CIDR", () => {
     expect(() => HttpWebhookSender.make({ allowedPrivateAddresses: ["10.0.0.0/8", "intranet"] })).toThrow(/intranet/)
