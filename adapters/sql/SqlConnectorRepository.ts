@@ -78,8 +78,10 @@ export const make = Effect.gen(function*() {
       ),
     recordDelivery: (organizationId, connectorId, d, keep) =>
       Effect.gen(function*() {
-        // Postgres: a concurrent delete of the connector waits for this transaction.
-        const lock = sql.literal(sql.onDialectOrElse({ pg: () => "for share", orElse: () => "" }))
+        // Postgres: recordings for one connector take turns, so each trim sees the attempts
+        // the others committed and the log never holds more than `keep`; a concurrent delete
+        // of the connector waits too. (SQLite: one connection, writers take turns already.)
+        const lock = sql.literal(sql.onDialectOrElse({ pg: () => "for no key update", orElse: () => "" }))
         const connector = yield* sql`select id from connectors where organization_id = ${organizationId} and id = ${connectorId} ${lock}`
         if (connector.length === 0) return
         yield* sql`insert into connector_deliveries ${

@@ -1,7 +1,7 @@
 import { verify } from "@octokit/webhooks-methods"
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Effect, Exit, Fiber, type Layer, Schema, TestClock, TestServices } from "effect"
+import { Deferred, Effect, Exit, Fiber, type Layer, Schema, TestClock, TestServices } from "effect"
 import { IntColumn } from "../../adapters/sql/Columns.js"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
@@ -210,6 +210,54 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(page.data[0]?.eventName).toBe("test.n54")
         expect(page.data[49]?.eventName).toBe("test.n5")
       }))
+
+    it.effect("keeps no more than 50 deliveries when attempts are recorded at the same time", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const repo = yield* ConnectorRepository
+        const uow = yield* UnitOfWork
+        const crypto = yield* Crypto
+        const connector = yield* install(tenant, "http://127.0.0.1:9/hook")
+        const attempt = (i: number) =>
+          Effect.gen(function*() {
+            return {
+              id: yield* crypto.uuid,
+              eventId: yield* crypto.uuid,
+              eventName: `test.n${i}`,
+              attemptedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+              durationMs: i,
+              status: 200,
+              ok: true,
+              error: null
+            }
+          })
+        const record = (i: number) =>
+          Effect.flatMap(attempt(i), (a) => uow.tenant(organization.id, repo.recordDelivery(organization.id, connector.id, a, 50)))
+        for (let i = 0; i < 50; i++) yield* record(i)
+        // One recording holds its transaction open while another is made beside it.
+        const recorded = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const held = yield* Effect.fork(Effect.flatMap(attempt(50), (a) =>
+          uow.tenant(
+            organization.id,
+            repo.recordDelivery(organization.id, connector.id, a, 50).pipe(
+              Effect.zipRight(Deferred.succeed(recorded, undefined)),
+              Effect.zipRight(Deferred.await(release))
+            )
+          )
+        ))
+        yield* Deferred.await(recorded)
+        const beside = yield* Effect.fork(record(51))
+        yield* Effect.sleep("300 millis")
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(held)
+        yield* Fiber.join(beside)
+        const deliveries = yield* inTenant(tenant, (yield* Connectors).deliveries(connector.id, 50, 0))
+        expect(deliveries.data).toHaveLength(50)
+        expect(deliveries.hasMore).toBe(false)
+        expect(deliveries.data.map((d) => d.eventName).slice(0, 2)).toEqual(["test.n51", "test.n50"])
+        expect(deliveries.data[49]?.eventName).toBe("test.n2")
+      })))
 
     it.effect("delivers a product event with the specified body, signed over the bytes sent, and logs it", () =>
       TestServices.provideLive(withReceiver((receiver) =>
