@@ -1,7 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
-import type { Conflict } from "../shared/Errors.js"
+import type { ValidationFailed } from "../shared/Errors.js"
+import { takenAs } from "../shared/Taken.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
 import { AttributeGroup, type CreateAttributeGroup } from "./Attribute.js"
@@ -10,8 +11,8 @@ import { now, tenantTransaction } from "../shared/Tenant.js"
 
 export class AttributeGroups extends Context.Tag("catalog/AttributeGroups")<AttributeGroups, {
   readonly list: Effect.Effect<ReadonlyArray<AttributeGroup>, never, CurrentTenant>
-  /** Fails with Conflict when the code is taken. */
-  readonly create: (input: CreateAttributeGroup) => Effect.Effect<AttributeGroup, Conflict, CurrentTenant>
+  /** Fails with ValidationFailed (`taken`) when the code is taken. */
+  readonly create: (input: CreateAttributeGroup) => Effect.Effect<AttributeGroup, ValidationFailed, CurrentTenant>
 }>() {}
 
 export const makeAttributeGroups = Effect.gen(function*() {
@@ -37,7 +38,7 @@ export const makeAttributeGroups = Effect.gen(function*() {
             createdAt: at,
             updatedAt: at
           })
-          yield* repo.insertGroup(group)
+          yield* repo.insertGroup(group).pipe(takenAs(["code"], `the code ${group.code} is taken by another group`))
           yield* services(emit({ name: "attribute_group.created", entityType: "attribute_group", entityId: group.id, payload: { code: group.code } }))
           return group
         })

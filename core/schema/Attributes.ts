@@ -1,7 +1,8 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Conflict, type Issue, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { type Issue, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { takenAs } from "../shared/Taken.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
@@ -25,14 +26,14 @@ import { PatternTimer, valueChecks } from "./PatternTimer.js"
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** The organization's attributes of one entity kind, by position then code. */
   readonly list: (entityKind: EntityKind) => Effect.Effect<ReadonlyArray<Attribute>, never, CurrentTenant>
-  /** Fails with Conflict when the code is taken for the entity kind. */
-  readonly create: (input: CreateAttribute) => Effect.Effect<Attribute, ValidationFailed | Conflict, CurrentTenant>
+  /** Fails with ValidationFailed (`taken`) when the code is taken for the entity kind. */
+  readonly create: (input: CreateAttribute) => Effect.Effect<Attribute, ValidationFailed, CurrentTenant>
   readonly get: (id: string) => Effect.Effect<Attribute, NotFound, CurrentTenant>
   /**
    * A new code carries the stored values along; the type cannot change while records hold
    * values, nor `isLocalizable` (`isScopable`) turn off while they hold values at a locale (channel).
    */
-  readonly update: (id: string, input: UpdateAttribute) => Effect.Effect<Attribute, NotFound | ValidationFailed | Conflict, CurrentTenant>
+  readonly update: (id: string, input: UpdateAttribute) => Effect.Effect<Attribute, NotFound | ValidationFailed, CurrentTenant>
   /**
    * In one transaction: the definition, its family attachments and every value stored under
    * its code on records of its kind (their `updatedAt` bumped), with `attribute.deleted`
@@ -113,7 +114,7 @@ export const makeAttributes = Effect.gen(function*() {
             updatedAt: at
           }
           const record: AttributeRecord = { ...sent, defaultValue: yield* checkedDefault(timer, sent) }
-          yield* repo.insert(record)
+          yield* repo.insert(record).pipe(takenAs(["code"], `the code ${record.code} is taken by another ${record.entityKind} attribute`))
           yield* services(emit({
             name: "attribute.created",
             entityType: "attribute",
@@ -166,7 +167,9 @@ export const makeAttributes = Effect.gen(function*() {
             updatedAt: at,
             updatedBy: actorId(current.actor)
           }
-          const updated = yield* repo.update(organizationId, id, changes)
+          const updated = yield* repo.update(organizationId, id, changes).pipe(
+            takenAs(["code"], `the code ${merged.code} is taken by another ${existing.entityKind} attribute`)
+          )
           if (Option.isNone(updated)) return yield* new NotFound({ entity: "attribute", id })
           if (changed.includes("code")) yield* values.rename(organizationId, existing.entityKind, existing.code, merged.code, at)
           yield* services(emit({

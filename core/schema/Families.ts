@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { takenAs } from "../shared/Taken.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
@@ -30,15 +31,15 @@ export const isProvisionedKind = (kind: EntityKind): kind is ProvisionedKind => 
 export class Families extends Context.Tag("catalog/Families")<Families, {
   /** Families of one kind by code; for category and brand, provisions that schema first. */
   readonly list: (entityKind: EntityKind) => Effect.Effect<ReadonlyArray<Family>, never, CurrentTenant>
-  /** Fails with Conflict when the code is taken. */
-  readonly create: (input: CreateFamily) => Effect.Effect<Family, Conflict, CurrentTenant>
+  /** Fails with ValidationFailed (`taken`) when the code is taken. */
+  readonly create: (input: CreateFamily) => Effect.Effect<Family, ValidationFailed, CurrentTenant>
   /** The family with its attributes, by position then code. */
   readonly get: (id: string) => Effect.Effect<FamilyDetails, NotFound, CurrentTenant>
   readonly update: (id: string, input: UpdateFamily) => Effect.Effect<Family, NotFound | ValidationFailed, CurrentTenant>
   /** Fails with Conflict while a record still uses the family; attachments cascade. */
   readonly delete: (id: string) => Effect.Effect<void, NotFound | Conflict, CurrentTenant>
-  /** Fails with NotFound (family or attribute), ValidationFailed (another entity kind) or Conflict (attached already). */
-  readonly attach: (familyId: string, input: AttachAttribute) => Effect.Effect<FamilyAttachment, NotFound | ValidationFailed | Conflict, CurrentTenant>
+  /** Fails with NotFound (family or attribute) or ValidationFailed (another entity kind, or attached already). */
+  readonly attach: (familyId: string, input: AttachAttribute) => Effect.Effect<FamilyAttachment, NotFound | ValidationFailed, CurrentTenant>
   readonly updateAttachment: (
     familyId: string,
     attributeId: string,
@@ -170,7 +171,7 @@ export const makeFamilies = Effect.gen(function*() {
     tenant((organizationId) =>
       Effect.gen(function*() {
         const family = yield* newFamily(organizationId, input.code, input.entityKind ?? "product", input.label, input.description ?? null)
-        yield* repo.insert(family)
+        yield* repo.insert(family).pipe(takenAs(["code"], `the code ${family.code} is taken by another family`))
         yield* familyEvent("family.created", family, { entity_kind: family.entityKind })
         return family
       })
@@ -239,7 +240,9 @@ export const makeFamilies = Effect.gen(function*() {
             createdAt: at,
             updatedAt: at
           }
-          yield* repo.attach(record)
+          yield* repo.attach(record).pipe(
+            takenAs(["attributeId"], `attribute ${attribute.code} is already attached to family ${family.code}`, "already_attached")
+          )
           yield* attachmentEvent("family_attribute.created", familyId, attribute.id, { code: attribute.code })
           return toAttachment(record)
         })

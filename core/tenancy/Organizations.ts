@@ -21,6 +21,7 @@ import type { Principal } from "./Principal.js"
 import { UserRepository } from "./UserRepository.js"
 import { contentPagesFeature } from "./Features.js"
 import { sameJson } from "../shared/CanonicalJson.js"
+import { takenAs } from "../shared/Taken.js"
 import { ConnectorRepository } from "../connectors/ConnectorRepository.js"
 import { subscribed } from "../events/Subscription.js"
 import { deliver } from "../webhooks/Deliver.js"
@@ -43,16 +44,7 @@ export class Organizations extends Context.Tag("catalog/Organizations")<Organiza
   ) => Effect.Effect<OrganizationDeleted, Forbidden | NotFound | ValidationFailed, CurrentTenant>
 }>() {}
 
-/**
- * The specification answers an organization's write with 403, 404 or 422 only: its 409 is for
- * clashes inside a catalog. A taken organization slug is a rejected field.
- */
-const slugTaken = <A, E, R>(write: Effect.Effect<A, E | Conflict, R>) =>
-  Effect.catchIf(
-    write,
-    (error): error is Conflict => error instanceof Conflict,
-    () => Effect.fail(ValidationFailed.one(["slug"], "the slug is taken by another organization", "taken"))
-  )
+const slugTaken = takenAs(["slug"], "the slug is taken by another organization")
 
 export const makeOrganizations = Effect.gen(function*() {
   const repo = yield* OrganizationRepository

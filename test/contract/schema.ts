@@ -13,6 +13,7 @@ import { AttributeValueStore } from "../../core/schema/AttributeValueStore.js"
 import { Families } from "../../core/schema/Families.js"
 import { FamilyRepository } from "../../core/schema/FamilyRepository.js"
 import { Crypto } from "../../core/shared/Crypto.js"
+import { ValidationFailed } from "../../core/shared/Errors.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { OrganizationRepository } from "../../core/tenancy/OrganizationRepository.js"
@@ -66,6 +67,15 @@ const failureTag = <A, E>(exit: Exit.Exit<A, E>): string | undefined => {
     : "defect"
 }
 
+/** A refusal as `path code` of each issue, or the failure's tag when it is not a validation failure. */
+const refusal = <A, E>(exit: Exit.Exit<A, E>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const failure = Cause.failureOption(exit.cause)
+  return Option.isSome(failure) && failure.value instanceof ValidationFailed
+    ? failure.value.issues.map((i) => `${i.path.join(".")} ${i.code}`).join(", ")
+    : failureTag(exit)
+}
+
 const eventsOf = (organizationId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -106,7 +116,7 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const a = yield* inTenant(tenant)(groups.create({ code: "a_group", label: { en: "A" } }))
         expect(a).toMatchObject({ code: "a_group", position: 0, organizationId: organization.id })
         expect((yield* inTenant(tenant)(groups.list)).map((g) => g.id)).toEqual([a.id, b.id])
-        expect(failureTag(yield* Effect.exit(inTenant(tenant)(groups.create({ code: "a_group", label: {} }))))).toBe("Conflict")
+        expect(refusal(yield* Effect.exit(inTenant(tenant)(groups.create({ code: "a_group", label: {} }))))).toBe("code taken")
         expect((yield* eventsOf(organization.id)).filter((e) => e.name === "attribute_group.created").length).toBe(2)
       }))
 
@@ -148,7 +158,7 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const attributes = yield* Attributes
         const run = inTenant(tenant)
         const a = yield* run(attributes.create(attr("color")))
-        expect(failureTag(yield* Effect.exit(run(attributes.create(attr("color")))))).toBe("Conflict")
+        expect(refusal(yield* Effect.exit(run(attributes.create(attr("color")))))).toBe("code taken")
         const brandColor = yield* run(attributes.create(attr("color", { entityKind: "brand" })))
         expect(brandColor.entityKind).toBe("brand")
         expect((yield* run(attributes.list("brand"))).map((x) => x.id)).toEqual([brandColor.id])
@@ -171,7 +181,7 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
 
         expect(failureTag(yield* Effect.exit(run(attributes.update(a.id, { entityKind: "brand" }))))).toBe("ValidationFailed")
         expect((yield* run(attributes.update(a.id, { entityKind: "product", position: 4 }))).position).toBe(4)
-        expect(failureTag(yield* Effect.exit(run(attributes.update(a.id, { code: "qty" }))))).toBe("Conflict")
+        expect(refusal(yield* Effect.exit(run(attributes.update(a.id, { code: "qty" }))))).toBe("code taken")
         expect(failureTag(yield* Effect.exit(run(attributes.get("0190a5b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b"))))).toBe("NotFound")
       }))
 
@@ -187,7 +197,7 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const page = yield* run(attributes.create(attr("page_attr", { entityKind: "content" })))
         const fam = yield* run(families.create({ code: "shoes", label: { en: "Shoes" } }))
         expect(fam).toMatchObject({ entityKind: "product", description: null })
-        expect(failureTag(yield* Effect.exit(run(families.create({ code: "shoes", label: {} }))))).toBe("Conflict")
+        expect(refusal(yield* Effect.exit(run(families.create({ code: "shoes", label: {} }))))).toBe("code taken")
 
         expect(yield* run(families.attach(fam.id, { attributeId: c.id, position: 1 }))).toMatchObject({
           requirementOverride: null,
@@ -196,7 +206,7 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         })
         yield* run(families.attach(fam.id, { attributeId: a.id, position: 2, isRequiredOverride: true }))
         yield* run(families.attach(fam.id, { attributeId: b.id, position: 1, requirementOverride: "suggested" }))
-        expect(failureTag(yield* Effect.exit(run(families.attach(fam.id, { attributeId: b.id }))))).toBe("Conflict")
+        expect(refusal(yield* Effect.exit(run(families.attach(fam.id, { attributeId: b.id }))))).toBe("attributeId already_attached")
         expect(failureTag(yield* Effect.exit(run(families.attach(fam.id, { attributeId: page.id }))))).toBe("ValidationFailed")
         expect(failureTag(yield* Effect.exit(run(families.attach(fam.id, { attributeId: "0190a5b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b" }))))).toBe("NotFound")
 

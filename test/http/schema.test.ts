@@ -57,14 +57,23 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("POST", "/v1/attribute-families", { body: { code: "cats", label: {}, entityKind: "category" } })).status).toBe(422)
   })
 
-  it("answers 409 for a duplicate code and 404 for another organization's attribute", async () => {
+  it("answers 422 for a taken code or a second attachment, and 404 for another organization's attribute", async () => {
     const body = { code: "dup", label: {}, type: "text" }
-    expect((await t.req("POST", "/v1/attributes", { body })).status).toBe(201)
-    const again = await t.req("POST", "/v1/attributes", { body })
-    expect(again.status).toBe(409)
-    expect(again.json.error.code).toBe("conflict")
-    const other = await host.tenant()
-    const theirs = await other.req("POST", "/v1/attributes", { body: { code: "theirs", label: {}, type: "text" } })
+    const first = await t.req("POST", "/v1/attributes", { body })
+    expect(first.status).toBe(201)
+    const taken = (r: { status: number; json: any }) => [r.status, r.json.error.code, r.json.error.details.issues.map((i: { path: unknown; code: string }) => [i.path, i.code])]
+    expect(taken(await t.req("POST", "/v1/attributes", { body }))).toEqual([422, "validation_failed", [[["code"], "taken"]]])
+    const other = await t.req("POST", "/v1/attributes", { body: { code: "dup_two", label: {}, type: "text" } })
+    expect(taken(await t.req("PATCH", `/v1/attributes/${other.json.id}`, { body: { code: "dup" } }))).toEqual([422, "validation_failed", [[["code"], "taken"]]])
+    expect((await t.req("POST", "/v1/attribute-groups", { body: { code: "dup_group", label: {} } })).status).toBe(201)
+    expect(taken(await t.req("POST", "/v1/attribute-groups", { body: { code: "dup_group", label: {} } }))).toEqual([422, "validation_failed", [[["code"], "taken"]]])
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "dup_family", label: {} } })
+    expect(taken(await t.req("POST", "/v1/attribute-families", { body: { code: "dup_family", label: {} } }))).toEqual([422, "validation_failed", [[["code"], "taken"]]])
+    const attach = () => t.req("POST", `/v1/attribute-families/${family.json.id}/attributes`, { body: { attributeId: first.json.id } })
+    expect((await attach()).status).toBe(201)
+    expect(taken(await attach())).toEqual([422, "validation_failed", [[["attributeId"], "already_attached"]]])
+    const stranger = await host.tenant()
+    const theirs = await stranger.req("POST", "/v1/attributes", { body: { code: "theirs", label: {}, type: "text" } })
     const r = await t.req("GET", `/v1/attributes/${theirs.json.id}`)
     expect(r.status).toBe(404)
     expect(r.json.error.code).toBe("not_found")
