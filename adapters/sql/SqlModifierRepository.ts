@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Modifier, ModifierOption, ModifierType } from "../../core/modifiers/Modifier.js"
 import { ModifierRepository } from "../../core/modifiers/ModifierRepository.js"
@@ -18,6 +19,9 @@ const Row = Schema.Struct({
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
+const codeTaken = (m: Modifier) => (e: SqlError): Effect.Effect<never, Conflict> =>
+  isUniqueViolation(e) ? Effect.fail(new Conflict({ message: `modifier code ${m.code} is taken` })) : Effect.die(e)
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const all = (rows: ReadonlyArray<unknown>) =>
@@ -25,12 +29,7 @@ export const make = Effect.gen(function*() {
 
   return ModifierRepository.of({
     insert: (m) =>
-      sql`insert into modifiers ${sql.insert({ ...m, options: toJson(m.options) })}`.pipe(
-        Effect.asVoid,
-        Effect.catchTag("SqlError", (e) =>
-          isUniqueViolation(e) ? Effect.fail(new Conflict({ message: `modifier code ${m.code} is taken` })) : Effect.die(e)
-        )
-      ),
+      sql`insert into modifiers ${sql.insert({ ...m, options: toJson(m.options) })}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", codeTaken(m))),
     list: (organizationId) =>
       sql`select * from modifiers where organization_id = ${organizationId} order by code`.pipe(Effect.orDie, Effect.flatMap(all)),
     findById: (organizationId, id) =>
@@ -40,8 +39,8 @@ export const make = Effect.gen(function*() {
         Effect.map((r) => Option.fromNullable(r[0]))
       ),
     update: (m) =>
-      sql`update modifiers set name = ${m.name}, type = ${m.type}, options = ${toJson(m.options)}, updated_at = ${m.updatedAt}
-          where organization_id = ${m.organizationId} and id = ${m.id}`.pipe(Effect.asVoid, Effect.orDie),
+      sql`update modifiers set code = ${m.code}, name = ${m.name}, type = ${m.type}, options = ${toJson(m.options)}, updated_at = ${m.updatedAt}
+          where organization_id = ${m.organizationId} and id = ${m.id}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", codeTaken(m))),
     remove: (organizationId, id) =>
       sql`delete from modifiers where organization_id = ${organizationId} and id = ${id} returning id`.pipe(
         Effect.map((rows) => rows.length > 0),

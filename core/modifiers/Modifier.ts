@@ -39,6 +39,7 @@ export const CreateModifier = Schema.Struct({
 export type CreateModifier = typeof CreateModifier.Type
 
 export const UpdateModifier = Schema.Struct({
+  code: Schema.optional(Code),
   name: Schema.optional(Name),
   type: Schema.optional(ModifierType),
   options: Schema.optional(Schema.Array(ModifierOption))

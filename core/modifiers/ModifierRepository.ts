@@ -7,7 +7,8 @@ export class ModifierRepository extends Context.Tag("catalog/ModifierRepository"
   readonly insert: (modifier: Modifier) => Effect.Effect<void, Conflict>
   readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<Modifier>>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Modifier>>
-  readonly update: (modifier: Modifier) => Effect.Effect<void>
+  /** Fails with Conflict when the new code is taken in the organization. */
+  readonly update: (modifier: Modifier) => Effect.Effect<void, Conflict>
   /** Answers whether a row was removed. */
   readonly remove: (organizationId: string, id: string) => Effect.Effect<boolean>
 }>() {}

@@ -13,7 +13,7 @@ export class Modifiers extends Context.Tag("catalog/Modifiers")<Modifiers, {
   readonly list: Effect.Effect<ReadonlyArray<Modifier>, never, CurrentTenant>
   readonly get: (id: string) => Effect.Effect<Modifier, NotFound, CurrentTenant>
   readonly create: (input: CreateModifier) => Effect.Effect<Modifier, ValidationFailed | Conflict, CurrentTenant>
-  readonly update: (id: string, input: UpdateModifier) => Effect.Effect<Modifier, ValidationFailed | NotFound, CurrentTenant>
+  readonly update: (id: string, input: UpdateModifier) => Effect.Effect<Modifier, ValidationFailed | NotFound | Conflict, CurrentTenant>
   readonly remove: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
 }>() {}
 
@@ -73,13 +73,14 @@ export const makeModifiers = Effect.gen(function*() {
           const before = yield* find(organizationId, id)
           const after = new Modifier({
             ...before,
+            code: input.code ?? before.code,
             name: input.name ?? before.name,
             type: input.type ?? before.type,
             options: input.options ?? before.options,
             updatedAt: yield* now
           })
           yield* checkOptions(after.type, after.options)
-          const changed = (["name", "type", "options"] as const).filter((k) => !sameJson(before[k], after[k]))
+          const changed = (["code", "name", "type", "options"] as const).filter((k) => !sameJson(before[k], after[k]))
           if (changed.length === 0) return before
           yield* repo.update(after)
           yield* record("modifier.updated", id, { changed_fields: changed })

@@ -13,7 +13,7 @@ const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
 /** Modifiers against one storage adapter. */
 export const modifiersSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
-    it.effect("creates, lists, updates and deletes a modifier; codes are unique per organization", () =>
+    it.effect("creates, lists, updates and deletes a modifier; codes are unique per organization, also when changed", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
         const other = yield* newTenant
@@ -30,6 +30,11 @@ export const modifiersSuite = <A, E>(name: string, storage: Layer.Layer<A | Stor
         const renamed = yield* as(modifiers.update(created.id, { name: "Gift wrapping" }))
         expect(renamed.name).toBe("Gift wrapping")
         expect(renamed.options).toHaveLength(2)
+        const note = yield* as(modifiers.create({ code: "note", name: "Note", type: "text" }))
+        failsWith(yield* Effect.exit(as(modifiers.update(note.id, { code: "gift_box" }))), "Conflict")
+        expect((yield* as(modifiers.update(note.id, { code: "gift_note" }))).code).toBe("gift_note")
+        expect((yield* as(modifiers.get(note.id))).code).toBe("gift_note")
+        yield* as(modifiers.remove(note.id))
         yield* as(modifiers.remove(created.id))
         failsWith(yield* Effect.exit(as(modifiers.get(created.id))), "NotFound")
         failsWith(yield* Effect.exit(as(modifiers.remove(created.id))), "NotFound")

@@ -24,6 +24,13 @@ describe("modifiers over HTTP", () => {
     expect((await t.req("GET", "/v1/modifiers")).json.map((m: { code: string }) => m.code).sort()).toEqual(["box", "engraving"])
     const patched = await t.req("PATCH", `/v1/modifiers/${created.json.id}`, { body: { name: "Laser engraving" } })
     expect(patched.json.name).toBe("Laser engraving")
+    const box = (await t.req("GET", "/v1/modifiers")).json.find((m: { code: string }) => m.code === "box")
+    const clash = await t.req("PATCH", `/v1/modifiers/${box.id}`, { body: { code: "engraving" } })
+    expect([clash.status, clash.json.error.code]).toEqual([409, "conflict"])
+    const recoded = await t.req("PATCH", `/v1/modifiers/${box.id}`, { body: { code: "gift_box" } })
+    expect([recoded.status, recoded.json.code]).toEqual([200, "gift_box"])
+    const events = (await t.req("GET", `/v1/audit-log?entity_id=${box.id}&action=updated`)).json.data
+    expect(events.map((e: { payload: unknown }) => e.payload)).toEqual([{ changed_fields: ["code"] }])
     const removed = await t.req("DELETE", `/v1/modifiers/${created.json.id}`)
     expect(removed.status).toBe(204)
     expect(removed.text).toBe("")
