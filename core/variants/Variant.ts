@@ -1,12 +1,12 @@
 import { Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
-import { Name, NonEmptyString, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { maxCharacters, Name, NonEmptyString, Position, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const VariantStatus = Schema.Literal("draft", "active", "archived")
 export type VariantStatus = typeof VariantStatus.Type
 
 const Sku = NonEmptyString.pipe(
-  Schema.maxLength(255, { message: () => "must be at most 255 characters" }),
+  maxCharacters(255, "must be at most 255 characters"),
   Schema.filter((s) => s.trim() === s, { message: () => "must not start or end with whitespace" })
 )
 
