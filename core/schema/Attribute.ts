@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, OpenObject, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, OpenObject, Position, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 import { AttributeType } from "./AttributeValues.js"
 
@@ -106,7 +106,7 @@ export const UpdateAttribute = Schema.Struct({
 })
 export type UpdateAttribute = typeof UpdateAttribute.Type
 
-export const ListAttributesQuery = Schema.Struct({ entityKind: Schema.optional(EntityKind) })
+export const ListAttributesQuery = Schema.Struct({ entityKind: Schema.optional(EntityKind) }).annotations(strict)
 
 /** `GET /v1/attributes/{id}/usage`: rows holding a value under the attribute's code. */
 export class AttributeUsage extends Schema.Class<AttributeUsage>("AttributeUsage")({

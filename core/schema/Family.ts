@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LocalizedLabel, Position, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 import { EntityKind, Requirement, ValidationRules } from "./Attribute.js"
 import { AttributeType } from "./AttributeValues.js"
@@ -86,4 +86,4 @@ export const UpdateAttachment = Schema.Struct({
 })
 export type UpdateAttachment = typeof UpdateAttachment.Type
 
-export const ListFamiliesQuery = Schema.Struct({ entityKind: Schema.optional(EntityKind) })
+export const ListFamiliesQuery = Schema.Struct({ entityKind: Schema.optional(EntityKind) }).annotations(strict)

@@ -33,6 +33,25 @@ describe("probes and release", () => {
 })
 
 describe("the error envelope at the edges", () => {
+  it("refuses an unknown query key on every list, naming it, and still serves the list without it", async () => {
+    const t = await host.tenant()
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "lists", label: {} } })
+    const product = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Listed" } })
+    const lists = [
+      "/v1/attribute-groups", "/v1/attributes", "/v1/attribute-families", "/v1/api-keys", "/v1/connectors", "/v1/modifiers",
+      "/v1/categories", "/v1/brands", "/v1/products", "/v1/content-pages", "/v1/audit-log",
+      `/v1/products/${product.json.id}/relationships`, `/v1/products/${product.json.id}/modifiers`,
+      `/v1/products/${product.json.id}/variants`, `/v1/products/${product.json.id}/media`
+    ]
+    for (const path of lists) {
+      const plain = await t.req("GET", path)
+      expect([path, plain.status]).toEqual([path, 200])
+      const r = await t.req("GET", `${path}?colour=red`)
+      expect([path, r.status, r.json.error.details.issues]).toEqual([path, 422, [{ path: ["colour"], message: expect.any(String), code: "unrecognized_key" }]])
+    }
+    expect((await t.req("GET", "/v1/attributes?entityKind=brand")).status).toBe(200)
+  })
+
   it("answers an unknown route with 404 not_found", async () => {
     const r = await host.request("GET", "/v1/no-such-thing")
     expect(r.status).toBe(404)

@@ -6,12 +6,13 @@ import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../NoQuery.js"
 
 export const DeliveriesQuery = Schema.Struct(pageParams(DELIVERY_LOG_SIZE)).annotations(strict)
 
 /** Headless connectors: install, manage, inspect their deliveries, send a test. */
 export class ConnectorsApi extends HttpApiGroup.make("connectors")
-  .add(HttpApiEndpoint.get("list", "/v1/connectors").addSuccess(Schema.Array(Connector)))
+  .add(HttpApiEndpoint.get("list", "/v1/connectors").setUrlParams(NoQuery).addSuccess(Schema.Array(Connector)))
   .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(everyIssue(InstallConnector)).addSuccess(Connector, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).addSuccess(Connector))
   .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(everyIssue(UpdateConnector)).addSuccess(Connector))

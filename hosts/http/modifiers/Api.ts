@@ -4,9 +4,10 @@ import { CreateModifier, Modifier, UpdateModifier } from "../../../core/modifier
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../NoQuery.js"
 
 export class ModifiersApi extends HttpApiGroup.make("modifiers")
-  .add(HttpApiEndpoint.get("list", "/v1/modifiers").addSuccess(Schema.Array(Modifier)))
+  .add(HttpApiEndpoint.get("list", "/v1/modifiers").setUrlParams(NoQuery).addSuccess(Schema.Array(Modifier)))
   .add(HttpApiEndpoint.post("create", "/v1/modifiers").setPayload(everyIssue(CreateModifier)).addSuccess(Modifier, { status: 201 }))
   .add(HttpApiEndpoint.get("get", "/v1/modifiers/:id").setPath(IdPath).addSuccess(Modifier))
   .add(HttpApiEndpoint.patch("update", "/v1/modifiers/:id").setPath(IdPath).setPayload(everyIssue(UpdateModifier)).addSuccess(Modifier))

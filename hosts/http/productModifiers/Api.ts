@@ -5,11 +5,12 @@ import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../NoQuery.js"
 
 const AttachedPath = Schema.Struct({ id: Uuid, modifierId: Uuid })
 
 export class ProductModifiersApi extends HttpApiGroup.make("productModifiers")
-  .add(HttpApiEndpoint.get("list", "/v1/products/:id/modifiers").setPath(IdPath).addSuccess(Schema.Array(ProductModifier)))
+  .add(HttpApiEndpoint.get("list", "/v1/products/:id/modifiers").setPath(IdPath).setUrlParams(NoQuery).addSuccess(Schema.Array(ProductModifier)))
   .add(
     HttpApiEndpoint.post("attach", "/v1/products/:id/modifiers").setPath(IdPath).setPayload(everyIssue(AttachModifier))
       .addSuccess(ProductModifier, { status: 201 })

@@ -5,11 +5,12 @@ import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../NoQuery.js"
 
 const RelationshipPath = Schema.Struct({ id: Uuid, relationshipId: Uuid })
 
 export class RelationshipsApi extends HttpApiGroup.make("relationships")
-  .add(HttpApiEndpoint.get("list", "/v1/products/:id/relationships").setPath(IdPath).addSuccess(Schema.Array(ProductRelationship)))
+  .add(HttpApiEndpoint.get("list", "/v1/products/:id/relationships").setPath(IdPath).setUrlParams(NoQuery).addSuccess(Schema.Array(ProductRelationship)))
   .add(
     HttpApiEndpoint.post("create", "/v1/products/:id/relationships").setPath(IdPath).setPayload(everyIssue(CreateRelationship))
       .addSuccess(ProductRelationship, { status: 201 })

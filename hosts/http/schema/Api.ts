@@ -23,11 +23,12 @@ import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../NoQuery.js"
 
 const AttachmentPath = Schema.Struct({ id: Uuid, attributeId: Uuid })
 
 export class AttributeGroupsApi extends HttpApiGroup.make("attributeGroups")
-  .add(HttpApiEndpoint.get("list", "/v1/attribute-groups").addSuccess(Schema.Array(AttributeGroup)))
+  .add(HttpApiEndpoint.get("list", "/v1/attribute-groups").setUrlParams(NoQuery).addSuccess(Schema.Array(AttributeGroup)))
   .add(HttpApiEndpoint.post("create", "/v1/attribute-groups").setPayload(everyIssue(CreateAttributeGroup)).addSuccess(AttributeGroup, { status: 201 }))
   .middleware(TenantAuth)
 {}

@@ -13,6 +13,7 @@ import {
 } from "../../../core/tenancy/Organization.js"
 import { CallerAuth, TenantAuth } from "../Authentication.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../NoQuery.js"
 
 export const IdPath = Schema.Struct({ id: Uuid })
 
@@ -46,7 +47,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
 {}
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
-  .add(HttpApiEndpoint.get("list", "/v1/api-keys").addSuccess(Schema.Array(ApiKey)))
+  .add(HttpApiEndpoint.get("list", "/v1/api-keys").setUrlParams(NoQuery).addSuccess(Schema.Array(ApiKey)))
   .add(HttpApiEndpoint.post("create", "/v1/api-keys").setPayload(everyIssue(CreateApiKey)).addSuccess(CreatedApiKey, { status: 201 }))
   .add(HttpApiEndpoint.patch("rename", "/v1/api-keys/:id").setPath(IdPath).setPayload(everyIssue(RenameApiKey)).addSuccess(ApiKey))
   .add(HttpApiEndpoint.post("revoke", "/v1/api-keys/:id/revoke").setPath(IdPath).addSuccess(ApiKey))
