@@ -8,6 +8,7 @@ import { CatalogApi } from "./Api.js"
 import { takesNoBody } from "./BodilessRoutes.js"
 import { envelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
+import { isKnownRoute } from "./KnownRoutes.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
@@ -26,6 +27,7 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
 
 const malformedJson = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON"))
 const bodiless = takesNoBody(CatalogApi)
+const routed = isKnownRoute(CatalogApi)
 const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text) as unknown))
 
 const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
@@ -111,20 +113,27 @@ const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
     return inBody.length > 0 ? Option.some(refused(inBody)) : Option.none()
   })
 
+/** The checks of a request's body and query, in order; the first refusal answers. */
+const checkRequest = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+  Option.match(checkBody(request), {
+    onNone: () => checkText(request),
+    onSome: (refusal) => Effect.succeed(Option.some(refusal))
+  })
+
 /**
  * Everything at the edge of the contract that HttpApi does not answer our way. Its schema
  * failures (400) become 422 `validation_failed` with `details.issues`; malformed JSON a 400
- * and bodies of the wrong type or size 415/413, with Fastify-style codes; unknown routes 404;
- * defects a bare 500. Typed failures pass on to HttpApi, which encodes them by the error
- * schemas of the API.
+ * and bodies of the wrong type or size 415/413, with Fastify-style codes; unknown routes 404,
+ * whatever their body or query; defects a bare 500. Typed failures pass on to HttpApi, which
+ * encodes them by the error schemas of the API.
  */
 export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
   HttpServerRequest.HttpServerRequest.pipe(
     Effect.flatMap((request) =>
-      Option.match(checkBody(request), {
-        onNone: () => Effect.flatMap(checkText(request), Option.match({ onNone: () => app, onSome: Effect.succeed })),
-        onSome: Effect.succeed
-      })
+      Effect.flatMap(routed, (known) =>
+        known
+          ? Effect.flatMap(checkRequest(request), Option.match({ onNone: () => app, onSome: Effect.succeed }))
+          : app)
     ),
     // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
     Effect.catchAllCause((cause) => {

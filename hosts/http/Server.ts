@@ -27,6 +27,7 @@ import { HealthLive } from "./health/Http.js"
 import { ModifiersLive } from "./modifiers/Http.js"
 import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
+import { DOCS_PATH, OPENAPI_PATH } from "./KnownRoutes.js"
 import { closeAfterUnreadBody } from "./UnreadBodies.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
@@ -93,8 +94,8 @@ const handlers = (config: HostConfig) =>
 /** The HTTP application on whatever `HttpServer` is provided (a real port, or a test server). */
 export const server = (config: HostConfig, track?: (app: HttpApp.Default) => HttpApp.Default) =>
   HttpApiBuilder.serve((app) => closeAfterUnreadBody(track ? track(app) : app)).pipe(
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
+    Layer.provide(HttpApiScalar.layer({ path: DOCS_PATH })),
     Layer.provide(EdgeLive),
     Layer.provide(HttpApiBuilder.api(CatalogApi).pipe(Layer.provide(handlers(config)))),
     Layer.provide(bootstrap(config)),

@@ -58,6 +58,27 @@ describe("the error envelope at the edges", () => {
     expect(r.json).toEqual({ error: { code: "not_found", message: expect.any(String) } })
   })
 
+  it("answers an unknown route with 404 not_found whatever its body, query or method", async () => {
+    const t = await host.tenant()
+    const attempts = [
+      ["POST", "/v1/no-such-thing", { rawBody: "name=x", headers: { "content-type": "text/plain" } }],
+      ["POST", "/v1/no-such-thing", { rawBody: "{bad", headers: { "content-type": "application/json" } }],
+      ["POST", "/v1/no-such-thing", { rawBody: "[".repeat(100), headers: { "content-type": "application/json" } }],
+      ["POST", "/v1/no-such-thing", { rawBody: '{"name":"a\\u0000"}', headers: { "content-type": "application/json" } }],
+      ["POST", "/v1/no-such-thing", { rawBody: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }), headers: { "content-type": "application/json" } }],
+      ["GET", "/v1/no-such-thing?q=%00", {}],
+      ["GET", "/v1/no-such-thing?__proto__=1", {}],
+      ["PUT", "/v1/categories", { rawBody: "x", headers: { "content-type": "text/plain" } }],
+      ["DELETE", "/v1/categories", { rawBody: "{bad", headers: { "content-type": "application/json" } }]
+    ] as const
+    for (const [method, path, options] of attempts) {
+      const r = await t.req(method, path, options)
+      expect([method, path, r.status, r.json]).toEqual([method, path, 404, { error: { code: "not_found", message: "no such route" } }])
+    }
+    const known = await t.req("POST", "/V1//Categories/", { rawBody: "name=x", headers: { "content-type": "text/plain" } })
+    expect([known.status, known.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+  })
+
   it("answers malformed JSON with 400 and a FST_ERR_ code", async () => {
     const t = await host.tenant()
     const r = await t.req("POST", "/v1/api-keys", { rawBody: '{"name": ', headers: { "content-type": "application/json" } })
@@ -164,9 +185,9 @@ describe("the error envelope at the edges", () => {
     expect(rule.json.error.message).toMatch(/^attributes\.nosuch: /)
   })
 
-  it("answers U+0000 in the query of any request line with 422, whatever its path", async () => {
+  it("answers U+0000 in the query with 422, and odd request lines with 404, not a failure", async () => {
     const t = await host.tenant()
-    for (const target of ["//a:99999/v1/products?q=%00", "//[/v1/products?q=%00", "/v1/products?q=%00"]) {
+    for (const [target, expected] of [["//a:99999/v1/products?q=%00", 404], ["//[/v1/products?q=%00", 404], ["/v1/products?q=%00", 422]] as const) {
       const status = await new Promise<number>((resolve, reject) => {
         const req = httpRequest(host.baseUrl, { method: "GET", path: target, headers: { authorization: `Bearer ${t.apiKey}` } }, (res) => {
           res.resume()
@@ -175,7 +196,7 @@ describe("the error envelope at the edges", () => {
         req.on("error", reject)
         req.end()
       })
-      expect([target, status]).toEqual([target, 422])
+      expect([target, status]).toEqual([target, expected])
     }
   })
 
