@@ -1,4 +1,4 @@
-import { Context, Effect, Either, Layer, Option, ParseResult, Schema, Stream } from "effect"
+import { Context, Effect, Either, Layer, Option, Schema, Stream } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { ProductRepository } from "../products/ProductRepository.js"
 import { requireProduct } from "../products/RequireProduct.js"
@@ -6,6 +6,7 @@ import { now, tenantTransaction } from "../shared/Tenant.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, type TooLarge, ValidationFailed } from "../shared/Errors.js"
+import { validationFailedOf } from "../shared/ParseIssues.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { MAX_MEDIA_BYTES, Media, MediaList, type MediaRecord, mediaUrl, type UpdateMedia, UploadFields, type UploadPart } from "./Media.js"
@@ -43,13 +44,6 @@ const cleanFilename = (name: string): string => {
   const clean = Array.from(base.replace(/[\u0000-\u001f\u007f]/g, "").trim()).slice(0, 255).join("")
   return clean.length > 0 ? clean : "file"
 }
-
-const fieldIssues = (error: ParseResult.ParseError) =>
-  ValidationFailed.of(ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({
-    path: i.path.map((p) => (typeof p === "number" ? p : String(p))),
-    message: i.message,
-    code: "invalid"
-  })))
 
 export const makeMediaLibrary = Effect.gen(function*() {
   const repo = yield* MediaRepository
@@ -104,7 +98,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
         const uploaded = received.file
         if (uploaded === undefined) return yield* ValidationFailed.one(["file"], "a file part named file is required", "required")
         const decoded = Schema.decodeUnknownEither(UploadFields)(fields)
-        if (Either.isLeft(decoded)) return yield* fieldIssues(decoded.left)
+        if (Either.isLeft(decoded)) return yield* validationFailedOf(decoded.left)
         const options = decoded.right
         return yield* uow.tenant(
           organizationId,

@@ -134,8 +134,11 @@ describe("media over HTTP", () => {
     expect((await upload(t, lamp, [["alt", "no file"]])).status).toBe(422)
     expect((await upload(t, lamp, [file(), file()])).status).toBe(422)
     expect((await upload(t, lamp, [["image", new Blob(["x"]), "x.bin"]])).status).toBe(422)
-    const negative = await upload(t, lamp, [file(), ["position", "-1"]])
-    expect([negative.status, negative.json.error.details.issues]).toEqual([422, [{ path: ["position"], message: "must be an integer >= 0", code: "invalid" }]])
+    for (const position of ["-1", "1.5", "abc"]) {
+      const bad = await upload(t, lamp, [file(), ["position", position]])
+      expect([position, bad.status, bad.json.error.details.issues]).toEqual([position, 422, [{ path: ["position"], message: "must be an integer >= 0", code: "invalid" }]])
+      expect(bad.json.error.message).toBe("position: must be an integer >= 0")
+    }
     const longAlt = await upload(t, lamp, [file(), ["alt", "a".repeat(1001)]])
     expect([longAlt.status, longAlt.json.error.details.issues]).toEqual([422, [{ path: ["alt"], message: "must be at most 1000 characters", code: "invalid" }]])
     expect((await upload(t, lamp, [file(), ["colour", "red"]])).status).toBe(422)
