@@ -26,7 +26,12 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 const malformedJson = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON"))
+const emptyJson = json(400, envelope("FST_ERR_CTP_EMPTY_JSON_BODY", "the body cannot be empty when content-type is application/json"))
 const bodiless = takesNoBody(CatalogApi)
+const isJsonType = (type: string) => /^application\/json\s*(;|$)/.test(type)
+/** Whether the request writes with a JSON body: a DELETE may come with an empty one. */
+const readsJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.method === "POST" || request.method === "PUT" || request.method === "PATCH") && !bodiless(request.method, request.url)
 const routed = isKnownRoute(CatalogApi)
 const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text) as unknown))
 
@@ -39,7 +44,7 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<
   const multipart = type.startsWith("multipart/form-data")
   // Only application/json: HttpApi reads any other type (`application/merge-patch+json`) as
   // bytes, after this middleware has already read the body as text.
-  if (!multipart && !/^application\/json\s*(;|$)/.test(type)) {
+  if (!multipart && !isJsonType(type)) {
     return Option.some(json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", `unsupported media type: ${type || "(none)"}`)))
   }
   const limit = multipart ? UPLOAD_BODY_LIMIT : JSON_BODY_LIMIT
@@ -97,10 +102,12 @@ const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
       if (inQuery.length > 0) return Option.some(refused(inQuery))
     }
     const type = (request.headers["content-type"] ?? "").toLowerCase()
-    if (!hasBody(request) || type.startsWith("multipart/form-data")) return Option.none()
+    if (type.startsWith("multipart/form-data")) return Option.none()
+    if (!hasBody(request)) return isJsonType(type) && readsJsonBody(request) ? Option.some(emptyJson) : Option.none()
     const read = yield* readWithin(request, JSON_BODY_LIMIT)
     if (Either.isLeft(read) && read.left === "too large") return Option.some(tooLarge(JSON_BODY_LIMIT))
     const text = Either.getOrElse(read, () => "")
+    if (text.length === 0 && readsJsonBody(request)) return Option.some(emptyJson)
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return Option.some(refused([{ path: [], message: `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, code: "too_deep" }]))
     }

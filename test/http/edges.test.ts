@@ -86,6 +86,22 @@ describe("the error envelope at the edges", () => {
     expect(r.json.error.code).toMatch(/^FST_ERR_/)
   })
 
+  it("answers an empty body sent as JSON with 400 where the route reads one, and takes it where it does not", async () => {
+    const t = await host.tenant()
+    const empty = { rawBody: "", headers: { "content-type": "application/json" } }
+    for (const [method, path] of [["POST", "/v1/brands"], ["PATCH", "/v1/organizations/me"], ["POST", "/v1/categories"]] as const) {
+      const r = await t.req(method, path, empty)
+      expect([method, path, r.status, r.json?.error.code]).toEqual([method, path, 400, "FST_ERR_CTP_EMPTY_JSON_BODY"])
+    }
+    expect((await t.req("GET", "/v1/brands")).json).toEqual([])
+    const key = await t.req("POST", "/v1/api-keys", { body: { name: "Revoked with an empty body" } })
+    expect((await t.req("POST", `/v1/api-keys/${key.json.id}/revoke`, empty)).status).toBe(200)
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Deleted with an empty body" } })
+    expect((await t.req("DELETE", `/v1/brands/${brand.json.id}`, empty)).status).toBe(204)
+    const noType = await t.req("POST", "/v1/brands", { rawBody: "" })
+    expect([noType.status, noType.json.error.code]).toEqual([422, "validation_failed"])
+  })
+
   it("answers malformed JSON with 400 on routes that take no body too, doing nothing", async () => {
     const t = await host.tenant()
     const key = await t.req("POST", "/v1/api-keys", { body: { name: "Kept" } })
