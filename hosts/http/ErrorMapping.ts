@@ -5,10 +5,9 @@ import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
 import { issuesSummary } from "../../core/shared/Errors.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
-import { takesNoBody } from "./BodilessRoutes.js"
 import { envelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
-import { isKnownRoute } from "./KnownRoutes.js"
+import { type RouteKind, routeKind } from "./KnownRoutes.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
@@ -27,12 +26,11 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
 
 const malformedJson = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON"))
 const emptyJson = json(400, envelope("FST_ERR_CTP_EMPTY_JSON_BODY", "the body cannot be empty when content-type is application/json"))
-const bodiless = takesNoBody(CatalogApi)
+const routed = routeKind(CatalogApi)
 const isJsonType = (type: string) => /^application\/json\s*(;|$)/.test(type)
 /** Whether the request writes with a JSON body: a DELETE may come with an empty one. */
-const readsJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
-  (request.method === "POST" || request.method === "PUT" || request.method === "PATCH") && !bodiless(request.method, request.url)
-const routed = isKnownRoute(CatalogApi)
+const readsJsonBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKind) =>
+  (request.method === "POST" || request.method === "PUT" || request.method === "PATCH") && route === "may take a body"
 const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text) as unknown))
 
 const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
@@ -89,7 +87,7 @@ const queryOf = (url: string) => {
  * alike, and bodies nested too deep; (413) a chunked body over the limit. The body is read
  * once here and kept: the handler's read gets the same text.
  */
-const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+const checkText = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
   Effect.gen(function*() {
     // The platform reads the query into a plain object, where a `__proto__` key vanishes
     // before the schema could refuse it as unknown. No route of ours takes such a key.
@@ -103,15 +101,15 @@ const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
     }
     const type = (request.headers["content-type"] ?? "").toLowerCase()
     if (type.startsWith("multipart/form-data")) return Option.none()
-    if (!hasBody(request)) return isJsonType(type) && readsJsonBody(request) ? Option.some(emptyJson) : Option.none()
+    if (!hasBody(request)) return isJsonType(type) && readsJsonBody(request, route) ? Option.some(emptyJson) : Option.none()
     const read = yield* readWithin(request, JSON_BODY_LIMIT)
     if (Either.isLeft(read) && read.left === "too large") return Option.some(tooLarge(JSON_BODY_LIMIT))
     const text = Either.getOrElse(read, () => "")
-    if (text.length === 0 && readsJsonBody(request)) return Option.some(emptyJson)
+    if (text.length === 0 && readsJsonBody(request, route)) return Option.some(emptyJson)
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return Option.some(refused([{ path: [], message: `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, code: "too_deep" }]))
     }
-    if (text.trim().length > 0 && bodiless(request.method, request.url) && !isJson(text)) {
+    if (text.trim().length > 0 && route === "takes no body" && !isJson(text)) {
       return Option.some(malformedJson)
     }
     if (!mayHoldUnstorable(text)) return Option.none()
@@ -121,9 +119,9 @@ const checkText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
   })
 
 /** The checks of a request's body and query, in order; the first refusal answers. */
-const checkRequest = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
   Option.match(checkBody(request), {
-    onNone: () => checkText(request),
+    onNone: () => checkText(request, route),
     onSome: (refusal) => Effect.succeed(Option.some(refusal))
   })
 
@@ -137,10 +135,10 @@ const checkRequest = (request: HttpServerRequest.HttpServerRequest): Effect.Effe
 export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
   HttpServerRequest.HttpServerRequest.pipe(
     Effect.flatMap((request) =>
-      Effect.flatMap(routed, (known) =>
-        known
-          ? Effect.flatMap(checkRequest(request), Option.match({ onNone: () => app, onSome: Effect.succeed }))
-          : app)
+      Effect.flatMap(routed, (route) =>
+        route === "unknown"
+          ? app
+          : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: Effect.succeed })))
     ),
     // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
     Effect.catchAllCause((cause) => {

@@ -111,7 +111,9 @@ describe("the error envelope at the edges", () => {
       ["POST", `/v1/api-keys/${key.json.id}/revoke`],
       ["DELETE", `/v1/brands/${brand.json.id}`],
       ["DELETE", `//v1//brands/${brand.json.id}`],
-      ["DELETE", `/V1/Brands/${brand.json.id}`]
+      ["DELETE", `/V1/Brands/${brand.json.id}`],
+      ["DELETE", `/v1/brand%73/${brand.json.id}`],
+      ["POST", `/v1/api-keys/${key.json.id}/revok%65`]
     ] as const
     for (const [method, path] of targets) {
       const r = await t.req(method, path, bad)
