@@ -7,7 +7,6 @@ import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Authentication, type ResolvedTenant } from "../../core/tenancy/Authentication.js"
 import type { Principal } from "../../core/tenancy/Principal.js"
 import { ForbiddenWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
-import { routePath } from "./RoutePath.js"
 
 const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const header = request.headers["authorization"]
@@ -53,7 +52,8 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
       const settings = yield* CatalogSettings
       return Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const isOrgCreate = request.method === "POST" && /^\/v1\/organizations\/?$/i.test(routePath(request.url))
+        // The routes behind this middleware are `GET /v1/me` and `POST /v1/organizations`.
+        const isOrgCreate = request.method === "POST"
         // A single-tenant deployment has no organization creation at all, whoever asks.
         if (isOrgCreate && settings.tenancy === "single") {
           return yield* new Forbidden({ message: "this deployment serves a single organization" })
