@@ -26,19 +26,20 @@ const drained = (incoming: IncomingMessage): Effect.Effect<boolean> =>
 const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
   const close = Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
   if (response.status === 413) return close
-  const upload = (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/")
-  if (!upload || response.status < 400) return Effect.succeed(response)
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+  if (response.status < 400 || incoming.complete) return Effect.succeed(response)
   const declared = Number(request.headers["content-length"] ?? Number.NaN)
   if (!(declared <= DRAINED_BYTES)) return close
-  return Effect.flatMap(drained(NodeHttpServerRequest.toIncomingMessage(request)), (ended) => (ended ? Effect.succeed(response) : close))
+  return Effect.flatMap(drained(incoming), (ended) => (ended ? Effect.succeed(response) : close))
 }
 
 /**
  * Serve-level middleware for bodies refused before they were read to the end: an oversized
- * body, or an upload refused (a missing product, a bad field). Node reads no further request
+ * body, an upload refused (a missing product, a bad field), a body of the wrong type, or one
+ * sent to a route that does not exist. Node reads no further request
  * on a connection whose body it has not reached the end of, so a client reusing it would wait
  * forever, and closing it while the client still sends makes the client's next write fail
- * before it reads the answer. A small upload (up to 1 MiB declared) is read to its end and
+ * before it reads the answer. A small body (up to 1 MiB declared) is read to its end and
  * dropped, then answered on a connection that stays open; anything larger, or slower than
  * 2 s, is answered with `Connection: close`. A pre-response handler sees every response,
  * those made from typed failures too.

@@ -75,6 +75,27 @@ describe("the error envelope at the edges", () => {
       const r = await t.req(method, path, options)
       expect([method, path, r.status, r.json]).toEqual([method, path, 404, { error: { code: "not_found", message: "no such route" } }])
     }
+    // A large body it did not read is answered at once, on a connection then closed.
+    const streamed = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = httpRequest(`${host.baseUrl}/v1/no-such-thing`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "application/json", "transfer-encoding": "chunked" }
+      }, (res) => {
+        res.resume()
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }))
+      })
+      req.on("error", (e: NodeJS.ErrnoException) => (e.code === "EPIPE" || e.code === "ECONNRESET" ? undefined : reject(e)))
+      let answered = false
+      req.on("response", () => (answered = true))
+      const chunk = "x".repeat(1024 * 1024)
+      const more = (left: number) => {
+        if (answered) return
+        if (left === 0) return req.end()
+        req.write(chunk, () => more(left - 1))
+      }
+      more(64)
+    })
+    expect(streamed).toEqual({ status: 404, connection: "close" })
     const known = await t.req("POST", "/V1//Categories/", { rawBody: "name=x", headers: { "content-type": "text/plain" } })
     expect([known.status, known.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
   })
