@@ -135,10 +135,14 @@ const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: Route
 export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
   HttpServerRequest.HttpServerRequest.pipe(
     Effect.flatMap((request) =>
-      Effect.flatMap(routed, (route) =>
-        route === "unknown"
-          ? app
-          : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: Effect.succeed })))
+      // Only a body, an empty JSON body where one is read, or a query can be refused here: a
+      // plain read skips the route lookup.
+      request.method === "GET" && !hasBody(request) && !request.url.includes("?")
+        ? app
+        : Effect.flatMap(routed, (route) =>
+          route === "unknown"
+            ? app
+            : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: Effect.succeed })))
     ),
     // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
     Effect.catchAllCause((cause) => {
