@@ -22,6 +22,7 @@ import { requestedRequirement } from "./Requirements.js"
 import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 import { PatternTimer, valueChecks } from "./PatternTimer.js"
+import { MediaRepository } from "../media/MediaRepository.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** The organization's attributes of one entity kind, by position then code. */
@@ -67,6 +68,16 @@ export const makeAttributes = Effect.gen(function*() {
   const values = yield* AttributeValueStore
   const crypto = yield* Crypto
   const timer = yield* PatternTimer
+  const media = yield* MediaRepository
+
+  /** A `media` or `file` default must name a media record of the organization, as such a value must. */
+  const checkDefaultMedia = (organizationId: string, a: Pick<AttributeRecord, "type" | "defaultValue">) => {
+    const id = a.defaultValue
+    return (a.type === "media" || a.type === "file") && typeof id === "string"
+      ? Effect.flatMap(media.existing(organizationId, [id]), (known) =>
+        known.has(id) ? Effect.void : Effect.fail(ValidationFailed.one(["defaultValue"], `media ${id} does not exist`, "unknown_media")))
+      : Effect.void
+  }
   const events = yield* EventLog
   const uow = yield* UnitOfWork
   const tenant = tenantTransaction(uow)
@@ -114,6 +125,7 @@ export const makeAttributes = Effect.gen(function*() {
             updatedAt: at
           }
           const record: AttributeRecord = { ...sent, defaultValue: yield* checkedDefault(timer, sent) }
+          yield* checkDefaultMedia(organizationId, record)
           yield* repo.insert(record).pipe(takenAs(["code"], `the code ${record.code} is taken by another ${record.entityKind} attribute`))
           yield* services(emit({
             name: "attribute.created",
@@ -148,6 +160,8 @@ export const makeAttributes = Effect.gen(function*() {
           const at = yield* now
           const asSent: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
           const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(timer, asSent) }
+          // Only a default sent again or retyped is looked up: its media may have been deleted since.
+          if (changed.includes("defaultValue") || changed.includes("type")) yield* checkDefaultMedia(organizationId, merged)
           const inUse: Array<Issue> = []
           if (changed.includes("type")) {
             const held = usageTotal(yield* values.usage(organizationId, existing.entityKind, existing.code))

@@ -125,6 +125,24 @@ describe("media over HTTP", () => {
     ])
   })
 
+  it("takes a media or file attribute's default only when it names a media record of the organization", async () => {
+    const t = await host.tenant()
+    const other = await host.tenant()
+    const mine = (await upload(t, await product(t, "Poster"), [["file", new Blob(["png"]), "poster.png"]])).json.id as string
+    const theirs = (await upload(other, await product(other, "Flyer"), [["file", new Blob(["pdf"]), "flyer.pdf"]])).json.id as string
+    const issues = (r: { status: number; json: any }) => [r.status, r.json.error?.details.issues.map((i: { path: unknown; code: string }) => [i.path, i.code])]
+    for (const type of ["media", "file"]) {
+      for (const missing of [theirs, "0190a5b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b"]) {
+        const r = await t.req("POST", "/v1/attributes", { body: { code: `${type}_${missing.slice(-4)}`, label: {}, type, defaultValue: missing } })
+        expect(issues(r)).toEqual([422, [[["defaultValue"], "unknown_media"]]])
+      }
+      const made = await t.req("POST", "/v1/attributes", { body: { code: `${type}_default`, label: {}, type, defaultValue: mine.toUpperCase() } })
+      expect([made.status, made.json.defaultValue]).toEqual([201, mine])
+      const patched = await t.req("PATCH", `/v1/attributes/${made.json.id}`, { body: { defaultValue: theirs } })
+      expect(issues(patched)).toEqual([422, [[["defaultValue"], "unknown_media"]]])
+    }
+  })
+
   it("refuses uploads without exactly one file part, with bad fields, or to another organization's product", async () => {
     const t = await host.tenant()
     const other = await host.tenant()
