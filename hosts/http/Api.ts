@@ -1,4 +1,4 @@
-import { HttpApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "@effect/platform"
 import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
@@ -10,12 +10,18 @@ import { MediaApi } from "./media/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { SERVICE_NAME, VERSION } from "./Release.js"
 import { ProductsApi } from "./products/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
-/** The whole HTTP contract, declared once: it validates requests and generates /openapi.json. */
+/**
+ * The whole HTTP contract, declared once: it validates requests and generates /openapi.json,
+ * which carries the deployed version, as `GET /healthz` does.
+ */
 export class CatalogApi extends HttpApi.make("catalog")
+  .annotate(OpenApi.Title, SERVICE_NAME)
+  .annotate(OpenApi.Version, VERSION)
   .add(HealthApi)
   .add(CallerApi)
   .add(OrganizationsApi)
