@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
+import type { Issue } from "../shared/Errors.js"
 import { Code, Name, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
@@ -48,15 +49,21 @@ export type UpdateModifier = typeof UpdateModifier.Type
 
 const isChoice = (type: ModifierType) => type === "select" || type === "multiselect"
 
-/** Choices need options with distinct values and known currencies; free values take none. Answers the problems found. */
-export const optionProblems = (type: ModifierType, options: ReadonlyArray<ModifierOption>): Array<string> => {
-  if (!isChoice(type)) return options.length > 0 ? [`a ${type} modifier takes no options`] : []
-  if (options.length === 0) return [`a ${type} modifier needs at least one option`]
-  const values = options.map((o) => o.value)
-  const currencies = options.flatMap((o) =>
-    o.priceAdjustment === undefined || isCurrencyCode(o.priceAdjustment.currency)
-      ? []
-      : [`option ${o.value}: ${o.priceAdjustment.currency} is not an ISO 4217 currency code`]
-  )
-  return [...(new Set(values).size === values.length ? [] : ["option values must be distinct"]), ...currencies]
+/** Choices need options with distinct values and known currencies; free values take none. Answers the issues found, each at its option. */
+export const optionIssues = (type: ModifierType, options: ReadonlyArray<ModifierOption>): Array<Issue> => {
+  const issue = (path: ReadonlyArray<string | number>, message: string): Issue => ({ path: ["options", ...path], message, code: "invalid_options" })
+  if (!isChoice(type)) return options.length > 0 ? [issue([], `a ${type} modifier takes no options`)] : []
+  if (options.length === 0) return [issue([], `a ${type} modifier needs at least one option`)]
+  const seen = new Set<string>()
+  return options.flatMap((o, index) => {
+    const repeated = seen.has(o.value)
+    seen.add(o.value)
+    const currency = o.priceAdjustment?.currency
+    return [
+      ...(repeated ? [issue([index, "value"], "option values must be distinct")] : []),
+      ...(currency === undefined || isCurrencyCode(currency)
+        ? []
+        : [issue([index, "priceAdjustment", "currency"], `option ${o.value}: ${currency} is not an ISO 4217 currency code`)])
+    ]
+  })
 }

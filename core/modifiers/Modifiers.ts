@@ -4,7 +4,7 @@ import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
-import { type CreateModifier, Modifier, type ModifierOption, type ModifierType, optionProblems, type UpdateModifier } from "./Modifier.js"
+import { type CreateModifier, Modifier, type ModifierOption, type ModifierType, optionIssues, type UpdateModifier } from "./Modifier.js"
 import { ModifierRepository } from "./ModifierRepository.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
@@ -18,10 +18,8 @@ export class Modifiers extends Context.Tag("catalog/Modifiers")<Modifiers, {
 }>() {}
 
 const checkOptions = (type: ModifierType, options: ReadonlyArray<ModifierOption>) => {
-  const problems = optionProblems(type, options)
-  return problems.length === 0
-    ? Effect.void
-    : Effect.fail(ValidationFailed.of(problems.map((message) => ({ path: ["options"], message, code: "invalid_options" }))))
+  const issues = optionIssues(type, options)
+  return issues.length === 0 ? Effect.void : Effect.fail(ValidationFailed.of(issues))
 }
 
 export const makeModifiers = Effect.gen(function*() {

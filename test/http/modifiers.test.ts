@@ -20,6 +20,14 @@ describe("modifiers over HTTP", () => {
     const option = (currency: string) => ({ value: "gift", priceAdjustment: { amount_cents: 250, currency } })
     const unknownCurrency = await t.req("POST", "/v1/modifiers", { body: { code: "box", name: "Box", type: "select", options: [option("ZZZ")] } })
     expect([unknownCurrency.status, unknownCurrency.json.error.message]).toEqual([422, expect.stringContaining("ISO 4217")])
+    const optionFaults = await t.req("POST", "/v1/modifiers", {
+      body: { code: "box", name: "Box", type: "select", options: [option("CHF"), { value: "gift" }, option("ZZZ")] }
+    })
+    expect(optionFaults.json.error.details.issues.map((i: { path: unknown }) => i.path)).toEqual([
+      ["options", 1, "value"],
+      ["options", 2, "value"],
+      ["options", 2, "priceAdjustment", "currency"]
+    ])
     expect((await t.req("POST", "/v1/modifiers", { body: { code: "box", name: "Box", type: "select", options: [option("CHF")] } })).status).toBe(201)
     expect((await t.req("GET", "/v1/modifiers")).json.map((m: { code: string }) => m.code).sort()).toEqual(["box", "engraving"])
     const patched = await t.req("PATCH", `/v1/modifiers/${created.json.id}`, { body: { name: "Laser engraving" } })
