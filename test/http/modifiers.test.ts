@@ -28,6 +28,10 @@ describe("modifiers over HTTP", () => {
       ["options", 2, "value"],
       ["options", 2, "priceAdjustment", "currency"]
     ])
+    const misspelt = await t.req("POST", "/v1/modifiers", {
+      body: { code: "box", name: "Box", type: "select", options: [{ value: "gift", priceAdjustment: { amount_cents: 250, currency: "CHF", curency: "EUR" } }] }
+    })
+    expect([misspelt.status, misspelt.json.error.details.issues[0].path]).toEqual([422, ["options", 0, "priceAdjustment", "curency"]])
     expect((await t.req("POST", "/v1/modifiers", { body: { code: "box", name: "Box", type: "select", options: [option("CHF")] } })).status).toBe(201)
     expect((await t.req("GET", "/v1/modifiers")).json.map((m: { code: string }) => m.code).sort()).toEqual(["box", "engraving"])
     const patched = await t.req("PATCH", `/v1/modifiers/${created.json.id}`, { body: { name: "Laser engraving" } })
