@@ -63,6 +63,15 @@ const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly 
 /** The ids bulk items ask to delete, valid or not: only to look up their media beforehand. */
 const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id)
 
+/**
+ * The label of the locale that sorts first: a stored label's key order is the database's
+ * (insertion order on SQLite, length then bytes in a Postgres jsonb), so it cannot choose.
+ */
+const firstByLocale = (label: Readonly<Record<string, string>>): string | null => {
+  const first = Object.keys(label).sort()[0]
+  return first === undefined ? null : label[first] ?? null
+}
+
 export const makeProducts = Effect.gen(function*() {
   const repo = yield* ProductRepository
   const timer = yield* PatternTimer
@@ -259,7 +268,7 @@ export const makeProducts = Effect.gen(function*() {
         const defaults = yield* orgDefaults(organizationId)
         const labelOf = (label: Readonly<Record<string, string>>): string | null =>
           (query.locale !== undefined ? label[query.locale] : undefined) ??
-            (defaults.locale !== null ? label[defaults.locale] : undefined) ?? label.en ?? Object.values(label)[0] ?? null
+            (defaults.locale !== null ? label[defaults.locale] : undefined) ?? label.en ?? firstByLocale(label)
         return new ProductFacets({
           total: counts.total,
           families: counts.families.map((f) => ({ id: f.id, code: f.code, label: labelOf(f.label), count: f.count })),

@@ -49,6 +49,20 @@ export const productFacetsSuite = <E>(name: string, storage: Layer.Layer<Storage
         expect(result.listed.data.every((p) => p.thumbnailUrl === null && p.categoryIds.length === 1)).toBe(true)
       }))
 
+    it.effect("labels a family in the asked locale, else the default one, else en, else the locale that sorts first", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const families = yield* Families
+          const products = yield* Products
+          const family = yield* families.create({ code: "teas", label: { "zh-Hant": "茶", de: "Tee" } })
+          yield* products.create({ familyId: family.id, name: "sencha" })
+          const label = (locale?: string) =>
+            Effect.map(products.facets(locale === undefined ? {} : { locale }), (f) => f.families[0]?.label)
+          return { asked: yield* label("zh-Hant"), fallback: yield* label("fr") }
+        }))
+        expect(result).toEqual({ asked: "茶", fallback: "Tee" })
+      }))
+
     it.effect("lists empty statuses with includeEmpty after the counted ones, in value order like every tie", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
