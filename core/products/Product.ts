@@ -1,7 +1,7 @@
 import { Brand, Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { TagsInput } from "../catalog/Tags.js"
-import { Name, NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const ProductStatus = Schema.Literal("draft", "active", "archived")
 export type ProductStatus = typeof ProductStatus.Type
@@ -115,4 +115,4 @@ export type UpdateProduct = typeof UpdateProduct.Type
 export const GetProductQuery = Schema.Struct({
   locale: Schema.optional(NonEmptyString),
   channel: Schema.optional(NonEmptyString)
-})
+}).annotations(strict)

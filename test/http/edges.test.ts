@@ -35,7 +35,7 @@ describe("probes and release", () => {
 })
 
 describe("the error envelope at the edges", () => {
-  it("refuses an unknown query key on every list, naming it, and still serves the list without it", async () => {
+  it("refuses an unknown query key on every list and on a product, naming it, and still serves them without it", async () => {
     const t = await host.tenant()
     const family = await t.req("POST", "/v1/attribute-families", { body: { code: "lists", label: {} } })
     const product = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Listed" } })
@@ -52,6 +52,10 @@ describe("the error envelope at the edges", () => {
       expect([path, r.status, r.json.error.details.issues]).toEqual([path, 422, [{ path: ["colour"], message: expect.any(String), code: "unrecognized_key" }]])
     }
     expect((await t.req("GET", "/v1/attributes?entityKind=brand")).status).toBe(200)
+    // A misspelt `locale` on a product would otherwise answer without `resolvedAttributes`.
+    const misspelt = await t.req("GET", `/v1/products/${product.json.id}?locle=en`)
+    expect([misspelt.status, misspelt.json.error.details.issues[0].path]).toEqual([422, ["locle"]])
+    expect((await t.req("GET", `/v1/products/${product.json.id}?locale=en&channel=web`)).status).toBe(200)
   })
 
   it("answers an unknown route with 404 not_found", async () => {
