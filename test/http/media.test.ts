@@ -183,6 +183,20 @@ describe("media over HTTP", () => {
     }
   })
 
+  it("records a file part sent without a Content-Type as application/octet-stream, however its name is written", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Untyped")
+    const send = async (disposition: string) => {
+      const rawBody = ["--XyZ", `Content-Disposition: form-data; name="file"; ${disposition}`, "", "hello", "--XyZ--", ""].join("\r\n")
+      const r = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+      const content = await fetch(host.baseUrl + r.json.url, { headers: { authorization: `Bearer ${t.apiKey}` } })
+      return [r.status, r.json.filename, r.json.contentType, content.headers.get("content-type")]
+    }
+    for (const [disposition, filename] of [['filename="a.txt"', "a.txt"], ["filename*=UTF-8''na%C3%AFve.txt", "naïve.txt"], ['filename="café.txt"', "café.txt"]]) {
+      expect(await send(disposition!)).toEqual([201, filename, "application/octet-stream", "application/octet-stream"])
+    }
+  })
+
   it("reads raw UTF-8 names after a preamble, takes an epilogue, strips directories and cuts long names at whole characters", async () => {
     const t = await host.tenant()
     const lamp = await product(t, "Raw")

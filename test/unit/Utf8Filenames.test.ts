@@ -88,9 +88,25 @@ describe("Utf8FilenameRewriter", () => {
 
   it("passes a body cut before its closing boundary through whole", () => {
     const input = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="中.txt"\r\n\r\nabc')
-    expect(rewrite(input, [30])).toBe("--b\r\nContent-Disposition: form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD.txt\r\n\r\nabc")
+    expect(rewrite(input, [30])).toBe(
+      "--b\r\nContent-Disposition: form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD.txt\r\nContent-Type: application/octet-stream\r\n\r\nabc"
+    )
     const headersOnly = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="中.txt"')
     expect(rewrite(headersOnly, [10], "b")).toBe(headersOnly.toString())
+  })
+
+  it("types a file part named by filename* without a Content-Type as application/octet-stream, as the parser types one named by filename", () => {
+    const untyped = (disposition: string) => Buffer.from(`--b\r\nContent-Disposition: ${disposition}\r\n\r\nabc\r\n--b--\r\n`)
+    const typed = (disposition: string, type = "application/octet-stream") =>
+      `--b\r\nContent-Disposition: ${disposition}\r\nContent-Type: ${type}\r\n\r\nabc\r\n--b--\r\n`
+    const sent = untyped("form-data; name=\"file\"; filename*=UTF-8''na%C3%AFve.txt")
+    for (const cuts of [[], ...everyCut(sent)]) expect(rewrite(sent, cuts, "b")).toBe(typed("form-data; name=\"file\"; filename*=UTF-8''na%C3%AFve.txt"))
+    expect(rewrite(untyped('form-data; name="file"; filename="中.txt"'), [], "b")).toBe(typed("form-data; name=\"file\"; filename*=UTF-8''%E4%B8%AD.txt"))
+    for (const kept of [untyped('form-data; name="file"; filename="plain.txt"'), untyped('form-data; name="alt"')]) {
+      expect(rewrite(kept, [], "b")).toBe(kept.toString())
+    }
+    const withType = Buffer.from(typed("form-data; name=\"file\"; filename*=UTF-8''a.png", "image/png"))
+    expect(rewrite(withType, [], "b")).toBe(withType.toString())
   })
 
   it("reads the boundary of a content type, quoted or not", () => {

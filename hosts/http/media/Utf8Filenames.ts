@@ -136,8 +136,11 @@ export class Utf8FilenameRewriter {
 const FILENAME_PARAM = /;\s*filename="((?:[^"\\]|\\.)*)"/i
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-/** A header block with a non-ASCII quoted file name, in the form the parser reads. */
-const rewriteHeaderBlock = (block: Buffer): Buffer => {
+/** A part's header block in the form the parser reads as the client meant it. */
+const rewriteHeaderBlock = (block: Buffer): Buffer => withFileType(withEncodedFilename(block))
+
+/** A header block with a non-ASCII quoted file name, its name as `filename*`. */
+const withEncodedFilename = (block: Buffer): Buffer => {
   if (!block.some((byte) => byte > 0x7f)) return block
   let text: string
   try {
@@ -152,6 +155,19 @@ const rewriteHeaderBlock = (block: Buffer): Buffer => {
       /[^\x00-\x7f]/.test(name) ? `; filename*=UTF-8''${percentEncode(Array.from(name).slice(-MAX_NAME).join(""))}` : param)
   })
   return Buffer.from(lines.join("\r\n"))
+}
+
+/**
+ * The parser types a part without `Content-Type` as `application/octet-stream` only when it
+ * carries a plain `filename`; one named by `filename*` alone would pass as `text/plain`. Such a
+ * part is given the file's default type explicitly.
+ */
+const withFileType = (block: Buffer): Buffer => {
+  const lines = block.toString("latin1").split("\r\n")
+  const namedByFilenameStar = lines.some((line) => /^content-disposition:/i.test(line) && /;\s*filename\*=/i.test(line))
+  if (!namedByFilenameStar || lines.some((line) => /^content-type:/i.test(line))) return block
+  const end = lines.length - 2
+  return Buffer.from([...lines.slice(0, end), "Content-Type: application/octet-stream", ...lines.slice(end)].join("\r\n"), "latin1")
 }
 
 /** Every byte outside the parser's token characters, so the value reads as one token. */
