@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,6 +8,7 @@ import { join } from "node:path"
 import type { HostConfig } from "../../hosts/http/Config.js"
 import { makeNodeServer } from "../../hosts/http/NodeServer.js"
 import { server } from "../../hosts/http/Server.js"
+import { freshDatabase } from "./Postgres.js"
 
 export interface Response {
   readonly status: number
@@ -53,15 +54,32 @@ const sign = (secret: string, payload: object) => {
   return `${data}.${createHmac("sha256", secret).update(data).digest("base64url")}`
 }
 
-/** Starts the real HTTP host in-process on a free port, on SQLite `:memory:` unless told otherwise. */
+/**
+ * The database a host gets when the test names none: SQLite `:memory:`, or with
+ * `CATALOG_TEST_HOST_DATABASE=postgres` a fresh Postgres database of its own, dropped when it closes.
+ */
+const defaultDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+  const choice = process.env.CATALOG_TEST_HOST_DATABASE ?? "sqlite"
+  if (choice === "sqlite") return { url: "sqlite::memory:", drop: async () => {} }
+  if (choice !== "postgres") throw new Error(`CATALOG_TEST_HOST_DATABASE must be sqlite or postgres, not ${choice}`)
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(Scope.extend(freshDatabase, scope))
+  return { url, drop: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+/**
+ * Starts the real HTTP host in-process on a free port, on the default database (see
+ * `defaultDatabase`) unless told otherwise.
+ */
 export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promise<TestHost> => {
+  const database = overrides.databaseUrl === undefined ? await defaultDatabase() : { url: overrides.databaseUrl, drop: async () => {} }
   const dataDir = mkdtempSync(join(tmpdir(), "catalog-test-"))
   const sessionSecret = randomBytes(32).toString("base64url")
   const serviceKey = `svc_${randomBytes(24).toString("base64url")}`
   const config: HostConfig = {
     port: 0,
     host: "127.0.0.1",
-    databaseUrl: "sqlite::memory:",
+    databaseUrl: database.url,
     tenancy: "multi",
     bootstrapOrgSlug: "default",
     bootstrapApiKey: Option.none(),
@@ -77,7 +95,12 @@ export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promis
   const runtime = ManagedRuntime.make(
     server(config).pipe(Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: 0, host: "127.0.0.1" })))
   )
-  const address = await runtime.runPromise(HttpServer.HttpServer).then((s) => s.address)
+  const address = await runtime.runPromise(HttpServer.HttpServer).then((s) => s.address).catch(async (error) => {
+    await runtime.dispose()
+    rmSync(dataDir, { recursive: true, force: true })
+    await database.drop()
+    throw error
+  })
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const baseUrl = `http://127.0.0.1:${address.port}`
 
@@ -141,6 +164,7 @@ export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promis
     close: async () => {
       await runtime.dispose()
       rmSync(dataDir, { recursive: true, force: true })
+      await database.drop()
     }
   }
 }
