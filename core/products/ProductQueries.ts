@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { canonicalTags } from "../catalog/Tags.js"
 import { searchText } from "../catalog/Text.js"
+import { millisecondBound } from "../shared/Calendar.js"
 import { type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { FacetsQuery, ListProductsQuery } from "./ProductQuery.js"
 import type { NumericRange, ProductFilter, ProductSort } from "./ProductFilter.js"
@@ -61,7 +62,7 @@ export const filterOf = (organizationId: string, query: ListProductsQuery | Face
       ids: query.ids,
       tags: tags !== undefined && tags.length > 0 ? tags : undefined,
       connectorId: query.connectorId,
-      updatedSince: query.updatedSince === undefined ? undefined : new Date(query.updatedSince).toISOString(),
+      updatedSince: query.updatedSince === undefined ? undefined : millisecondBound(query.updatedSince),
       numeric
     }
     return filter

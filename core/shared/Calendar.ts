@@ -42,3 +42,16 @@ export const toUtcText = (s: string): string => {
   const digits = fraction.length - 1
   return `${iso.slice(0, 19)}.${(iso.slice(20, 23) + fraction.slice(4)).slice(0, digits)}Z`
 }
+
+/**
+ * A lower or upper bound on stored instants (ISO in UTC, whole milliseconds): the first whole
+ * millisecond at or after the date-time `s`. One between two milliseconds moves up to the
+ * next, so an inclusive lower bound and an exclusive upper bound keep their meaning. Past the
+ * last millisecond of 9999 that is the end of its last day, written `24:00` as ISO 8601
+ * allows, which orders as text after every stored instant (year 10000 would not).
+ */
+export const millisecondBound = (s: string): string => {
+  const submillis = /\.\d{3}(\d+)/.exec(s)?.[1] ?? ""
+  const millis = Date.parse(s) + (/[1-9]/.test(submillis) ? 1 : 0)
+  return millis > LAST_INSTANT ? "9999-12-31T24:00:00.000Z" : new Date(millis).toISOString()
+}

@@ -62,6 +62,21 @@ describe("GET /v1/products query validation", () => {
     expect([last.status, last.json.expiresAt]).toEqual([201, "9999-12-31T23:59:59.000Z"])
   })
 
+  it("keeps updatedSince inclusive and the audit bounds in their meaning between two milliseconds and up to the end of 9999", async () => {
+    const p = await t.req("POST", "/v1/products", { body: { familyId, name: "Stamped" } })
+    const at = p.json.updatedAt as string
+    const between = (ms: number) => `${new Date(Date.parse(at) + ms).toISOString().slice(0, 23)}0001Z`
+    const since = async (bound: string) =>
+      (await t.req("GET", `/v1/products?ids=${p.json.id}&updatedSince=${bound}`)).json.data.map((x: { id: string }) => x.id)
+    expect(await since(at)).toEqual([p.json.id])
+    expect(await since(between(-1))).toEqual([p.json.id])
+    expect(await since(between(0))).toEqual([])
+    const last = "9999-12-31T23:59:59.9999Z"
+    expect(await since(last)).toEqual([])
+    const audit = async (query: string) => (await t.req("GET", `/v1/audit-log?entity_id=${p.json.id}&${query}`)).json.data.length
+    expect([await audit(`since=${last}`), await audit(`until=${last}`)]).toEqual([0, 1])
+  })
+
   it("canonicalizes ?tag= as on write and takes ids repeated or comma-separated", async () => {
     const a = await t.req("POST", "/v1/products", { body: { familyId, name: "A", tags: ["Été Sale"] } })
     const b = await t.req("POST", "/v1/products", { body: { familyId, name: "B" } })

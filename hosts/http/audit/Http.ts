@@ -1,17 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AuditLog } from "../../../core/events/AuditLog.js"
+import { millisecondBound } from "../../../core/shared/Calendar.js"
 import { CatalogApi } from "../Api.js"
 
-/**
- * A bound in stored form: ISO in UTC, whole milliseconds. One that falls between two
- * milliseconds moves up to the next, which keeps `since` inclusive and `until` exclusive.
- */
-const utc = (s: string | undefined) => {
-  if (s === undefined) return undefined
-  const submillis = /\.\d{3}(\d+)/.exec(s)?.[1] ?? ""
-  return new Date(Date.parse(s) + (/[1-9]/.test(submillis) ? 1 : 0)).toISOString()
-}
+const utc = (s: string | undefined) => (s === undefined ? undefined : millisecondBound(s))
 
 export const AuditLive = HttpApiBuilder.group(CatalogApi, "audit", (handlers) =>
   Effect.gen(function*() {
