@@ -1,10 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Effect } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { persistentTestDatabase } from "../support/TestDatabase.js"
 import { startTestHost, type TestHost, uuid } from "../support/TestHost.js"
 
 let host: TestHost
@@ -256,8 +251,8 @@ describe("single-tenant deployments", () => {
     const { make } = await import("effect/Redacted")
     const { some } = await import("effect/Option")
     const key = `pim_${"c".repeat(43)}`
-    const dir = mkdtempSync(join(tmpdir(), "catalog-single-"))
-    const options = { tenancy: "single", bootstrapApiKey: some(make(key)), databaseUrl: `sqlite:${join(dir, "catalog.db")}` } as const
+    const database = await persistentTestDatabase()
+    const options = { tenancy: "single", bootstrapApiKey: some(make(key)), databaseUrl: database.url } as const
     try {
       const first = await startTestHost(options)
       const renamed = await first.request("PATCH", "/v1/organizations/me", { auth: key, body: { slug: "shop", name: "Shop" } })
@@ -266,17 +261,12 @@ describe("single-tenant deployments", () => {
       try {
         const me = await again.request("GET", "/v1/organizations/me", { auth: key })
         expect(me.json).toMatchObject({ id: renamed.json.id, slug: "shop", name: "Shop" })
-        const slugs = await Effect.runPromise(
-          Effect.flatMap(SqlClient.SqlClient, (sql) => sql`select slug from organizations`).pipe(
-            Effect.provide(SqliteClient.layer({ filename: join(dir, "catalog.db") }))
-          )
-        )
-        expect(slugs).toEqual([{ slug: "shop" }])
+        expect(await database.query("select slug from organizations")).toEqual([{ slug: "shop" }])
       } finally {
         await again.close()
       }
     } finally {
-      rmSync(dir, { recursive: true, force: true })
+      await database.drop()
     }
   })
 })

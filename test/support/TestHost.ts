@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
+import { Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,7 +8,7 @@ import { join } from "node:path"
 import type { HostConfig } from "../../hosts/http/Config.js"
 import { makeNodeServer } from "../../hosts/http/NodeServer.js"
 import { server } from "../../hosts/http/Server.js"
-import { freshDatabase } from "./Postgres.js"
+import { hostTestDatabase } from "./TestDatabase.js"
 
 export interface Response {
   readonly status: number
@@ -55,24 +55,12 @@ const sign = (secret: string, payload: object) => {
 }
 
 /**
- * The database a host gets when the test names none: SQLite `:memory:`, or with
- * `CATALOG_TEST_HOST_DATABASE=postgres` a fresh Postgres database of its own, dropped when it closes.
- */
-const defaultDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
-  const choice = process.env.CATALOG_TEST_HOST_DATABASE ?? "sqlite"
-  if (choice === "sqlite") return { url: "sqlite::memory:", drop: async () => {} }
-  if (choice !== "postgres") throw new Error(`CATALOG_TEST_HOST_DATABASE must be sqlite or postgres, not ${choice}`)
-  const scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(Scope.extend(freshDatabase, scope))
-  return { url, drop: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
-
-/**
- * Starts the real HTTP host in-process on a free port, on the default database (see
- * `defaultDatabase`) unless told otherwise.
+ * Starts the real HTTP host in-process on a free port, on a database of its own unless told
+ * otherwise: SQLite `:memory:`, or with `CATALOG_TEST_HOST_DATABASE=postgres` a fresh Postgres
+ * database, dropped when it closes.
  */
 export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promise<TestHost> => {
-  const database = overrides.databaseUrl === undefined ? await defaultDatabase() : { url: overrides.databaseUrl, drop: async () => {} }
+  const database = overrides.databaseUrl === undefined ? await hostTestDatabase() : { url: overrides.databaseUrl, drop: async () => {} }
   const dataDir = mkdtempSync(join(tmpdir(), "catalog-test-"))
   const sessionSecret = randomBytes(32).toString("base64url")
   const serviceKey = `svc_${randomBytes(24).toString("base64url")}`
