@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { persistentTestDatabase, type TestDatabase } from "../support/TestDatabase.js"
 
 const root = resolve(import.meta.dirname, "../..")
 
@@ -22,12 +23,18 @@ const freePort = () =>
   })
 
 const dirs: Array<string> = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+const databases: Array<TestDatabase> = []
+afterAll(async () => {
+  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }))
+  for (const database of databases) await database.drop()
+})
 
 describe("graceful shutdown of the HTTP host", () => {
   it("on SIGTERM stops accepting, finishes the request in flight, then exits cleanly", async () => {
     const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
     dirs.push(dir)
+    const database = await persistentTestDatabase()
+    databases.push(database)
     const port = await freePort()
     const serviceKey = `svc_${randomBytes(16).toString("hex")}`
     const secret = randomBytes(32).toString("hex")
@@ -37,7 +44,7 @@ describe("graceful shutdown of the HTTP host", () => {
         ...process.env,
         PORT: String(port),
         HOST: "127.0.0.1",
-        DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
+        DATABASE_URL: database.url,
         CATALOG_TENANCY: "multi",
         CATALOG_SERVICE_KEY: serviceKey,
         CATALOG_SESSION_SECRET: secret,
