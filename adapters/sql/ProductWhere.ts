@@ -34,6 +34,20 @@ const ownColumnConditions = (
   return c
 }
 
+/** Past this many ids, SQLite takes them as one JSON array: a statement takes at most 32,766 parameters. */
+const IDS_AS_PARAMETERS = 500
+
+/**
+ * `p.id` is one of `ids`, however many (a search's matches, for facets): Postgres takes them as
+ * one array; SQLite as parameters while they are few, else as one JSON array.
+ */
+const productIdIn = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>): Fragment =>
+  sql.onDialectOrElse({
+    pg: () => sql`p.id = any(${ids}::uuid[])`,
+    orElse: () =>
+      ids.length <= IDS_AS_PARAMETERS ? sql.in("p.id", ids) : sql`p.id in (select value from json_each(${JSON.stringify(ids)}))`
+  })
+
 /**
  * The conditions of a product query over `products p`, every filter but those of the
  * `omitted` facet dimensions (a dimension is counted without its own filter). `subtree` is the category filter's ids when
@@ -62,11 +76,7 @@ export const productConditions = (
         : sql`p.id in (select pc.product_id from product_categories pc where ${ids})`
     )
   }
-  if (filter.ids !== undefined) {
-    // Postgres takes any number of ids as one array (a search's matches, for facets).
-    const ids = filter.ids
-    c.push(ids.length === 0 ? sql`1 = 0` : sql.onDialectOrElse({ pg: () => sql`p.id = any(${ids}::uuid[])`, orElse: () => sql.in("p.id", ids) }))
-  }
+  if (filter.ids !== undefined) c.push(filter.ids.length === 0 ? sql`1 = 0` : productIdIn(sql, filter.ids))
   if (filter.tags !== undefined && !omit("tags")) {
     for (const tag of filter.tags) {
       c.push(
