@@ -35,11 +35,15 @@ const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text
 
 const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
 
-/** Refuses bodies of the wrong type, or of a declared size over the limit, before anything reads them. */
-const checkBody = (request: HttpServerRequest.HttpServerRequest): Option.Option<HttpServerResponse.HttpServerResponse> => {
+/**
+ * Refuses bodies of the wrong type, or of a declared size over the limit, before anything
+ * reads them. A multipart form goes only to an upload: HttpApi would read one sent elsewhere
+ * as the endpoint's payload, its text fields standing in for JSON ones.
+ */
+const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Option.Option<HttpServerResponse.HttpServerResponse> => {
   if (!hasBody(request)) return Option.none()
   const type = (request.headers["content-type"] ?? "").toLowerCase()
-  const multipart = type.startsWith("multipart/form-data")
+  const multipart = type.startsWith("multipart/form-data") && route === "takes a form"
   // Only application/json: HttpApi reads any other type (`application/merge-patch+json`) as
   // bytes, after this middleware has already read the body as text.
   if (!multipart && !isJsonType(type)) {
@@ -120,7 +124,7 @@ const checkText = (request: HttpServerRequest.HttpServerRequest, route: RouteKin
 
 /** The checks of a request's body and query, in order; the first refusal answers. */
 const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
-  Option.match(checkBody(request), {
+  Option.match(checkBody(request, route), {
     onNone: () => checkText(request, route),
     onSome: (refusal) => Effect.succeed(Option.some(refusal))
   })

@@ -1,5 +1,5 @@
-import { type HttpApi, HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { type HttpApi, HttpApiSchema, HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option, type Schema } from "effect"
 
 /** Where the host serves the OpenAPI document and the page that renders it. */
 export const OPENAPI_PATH = "/openapi.json"
@@ -8,13 +8,28 @@ export const DOCS_PATH = "/docs"
 /**
  * What the router does with a request: no route takes it; a route takes it and reads no body
  * (HttpApi then never reads one: a malformed JSON body sent there would pass unseen, and the
- * action run); or a route takes it that may read one.
+ * action run); a route takes it that reads a multipart form (an upload); or a route takes it
+ * that may read a JSON one.
  */
-export type RouteKind = "unknown" | "takes no body" | "may take a body"
+export type RouteKind = "unknown" | "takes no body" | "takes a form" | "may take a body"
 
 // The lookup's routes answer with these statuses to say which kind they are.
 const TAKES_NO_BODY = 204
+const TAKES_A_FORM = 202
 const MAY_TAKE_A_BODY = 200
+
+const isForm = (payload: Option.Option<Schema.Schema.All>) =>
+  Option.isSome(payload) &&
+  (HttpApiSchema.getMultipart(payload.value.ast) !== undefined || HttpApiSchema.getMultipartStream(payload.value.ast) !== undefined)
+
+const statusOf = (endpoint: { readonly method: string; readonly payloadSchema: Option.Option<Schema.Schema.All> }) => {
+  if (isForm(endpoint.payloadSchema)) return TAKES_A_FORM
+  const bodiless = Option.isNone(endpoint.payloadSchema) && endpoint.method !== "GET" && endpoint.method !== "HEAD"
+  return bodiless ? TAKES_NO_BODY : MAY_TAKE_A_BODY
+}
+
+const kindOf = (status: number): RouteKind =>
+  status === TAKES_NO_BODY ? "takes no body" : status === TAKES_A_FORM ? "takes a form" : "may take a body"
 
 /**
  * The kind of route a request goes to, among the API's endpoints and the documents. It asks a
@@ -26,12 +41,11 @@ export const routeKind = (api: HttpApi.HttpApi.Any): Effect.Effect<RouteKind, ne
   const routes = [HttpRouter.makeRoute("GET", OPENAPI_PATH, mayTakeABody), HttpRouter.makeRoute("GET", DOCS_PATH, mayTakeABody)]
   for (const group of Object.values((api as unknown as HttpApi.HttpApi.AnyWithProps).groups)) {
     for (const endpoint of Object.values(group.endpoints)) {
-      const bodiless = endpoint.payloadSchema._tag === "None" && endpoint.method !== "GET" && endpoint.method !== "HEAD"
-      routes.push(HttpRouter.makeRoute(endpoint.method, endpoint.path, bodiless ? HttpServerResponse.empty({ status: TAKES_NO_BODY }) : mayTakeABody))
+      routes.push(HttpRouter.makeRoute(endpoint.method, endpoint.path, HttpServerResponse.empty({ status: statusOf(endpoint) })))
     }
   }
   return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes))).pipe(
-    Effect.map((response): RouteKind => (response.status === TAKES_NO_BODY ? "takes no body" : "may take a body")),
+    Effect.map((response) => kindOf(response.status)),
     Effect.catchTag("RouteNotFound", () => Effect.succeed<RouteKind>("unknown"))
   )
 }

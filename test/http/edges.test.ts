@@ -196,6 +196,23 @@ describe("the error envelope at the edges", () => {
     expect(charset.status).toBe(201)
   })
 
+  it("answers a multipart form sent to a JSON route with 415, well-formed or not, and writes nothing", async () => {
+    const t = await host.tenant()
+    const key = await t.req("POST", "/v1/api-keys", { body: { name: "Kept" } })
+    const form = "--b\r\ncontent-disposition: form-data; name=\"name\"\r\n\r\nRenamed by a form\r\n--b--\r\n"
+    const multipart = { "content-type": "multipart/form-data; boundary=b" }
+    const renamed = await t.req("PATCH", `/v1/api-keys/${key.json.id}`, { rawBody: form, headers: multipart })
+    expect([renamed.status, renamed.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    expect((await t.req("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === key.json.id).name).toBe("Kept")
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Not deleted by a form" } })
+    for (const [method, path] of [["POST", "/v1/brands"], ["PATCH", "/v1/organizations/me"], ["DELETE", `/v1/brands/${brand.json.id}`], ["POST", `/v1/api-keys/${key.json.id}/revoke`]] as const) {
+      const r = await t.req(method, path, { rawBody: "not a form", headers: { "content-type": "multipart/form-data; boundary=x" } })
+      expect([method, path, r.status, r.json.error.code]).toEqual([method, path, 415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    }
+    expect((await t.req("GET", `/v1/brands/${brand.json.id}`)).status).toBe(200)
+    expect((await t.req("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === key.json.id).status).toBe("active")
+  })
+
   it("refuses a body nested deeper than 64 levels with 422 before checking it, and takes 64", async () => {
     const t = await host.tenant()
     const nested = (depth: number) => "[".repeat(depth - 1) + "1" + "]".repeat(depth - 1)
