@@ -35,19 +35,33 @@ const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text
 
 const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
 
+const isMultipartType = (type: string) => type.startsWith("multipart/form-data")
+const unsupportedType = (type: string) =>
+  json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", `unsupported media type: ${type || "(none)"}`))
+const emptyForm = json(422, envelope("validation_failed", "the body is not a valid multipart/form-data upload", {
+  issues: [{ path: [], message: "the body is not a valid multipart/form-data upload", code: "invalid_multipart" }]
+}))
+
+/** A multipart type with no body: an empty upload is malformed, and a route reading JSON takes no form. */
+const refuseEmptyForm = (request: HttpServerRequest.HttpServerRequest, route: RouteKind, type: string): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  if (route === "takes a form") return Option.some(emptyForm)
+  return readsJsonBody(request, route) ? Option.some(unsupportedType(type)) : Option.none()
+}
+
 /**
  * Refuses bodies of the wrong type, or of a declared size over the limit, before anything
  * reads them. A multipart form goes only to an upload: HttpApi would read one sent elsewhere
  * as the endpoint's payload, its text fields standing in for JSON ones.
  */
 const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Option.Option<HttpServerResponse.HttpServerResponse> => {
-  if (!hasBody(request)) return Option.none()
   const type = (request.headers["content-type"] ?? "").toLowerCase()
-  const multipart = type.startsWith("multipart/form-data") && route === "takes a form"
+  // HttpApi would wait for the parts of a form that has no body, and never answer.
+  if (!hasBody(request)) return isMultipartType(type) ? refuseEmptyForm(request, route, type) : Option.none()
+  const multipart = isMultipartType(type) && route === "takes a form"
   // Only application/json: HttpApi reads any other type (`application/merge-patch+json`) as
   // bytes, after this middleware has already read the body as text.
   if (!multipart && !isJsonType(type)) {
-    return Option.some(json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", `unsupported media type: ${type || "(none)"}`)))
+    return Option.some(unsupportedType(type))
   }
   const limit = multipart ? UPLOAD_BODY_LIMIT : JSON_BODY_LIMIT
   if (Number(request.headers["content-length"] ?? 0) > limit) return Option.some(tooLarge(limit))
@@ -104,7 +118,7 @@ const checkText = (request: HttpServerRequest.HttpServerRequest, route: RouteKin
       if (inQuery.length > 0) return Option.some(refused(inQuery))
     }
     const type = (request.headers["content-type"] ?? "").toLowerCase()
-    if (type.startsWith("multipart/form-data")) return Option.none()
+    if (isMultipartType(type)) return Option.none()
     if (!hasBody(request)) return isJsonType(type) && readsJsonBody(request, route) ? Option.some(emptyJson) : Option.none()
     const read = yield* readWithin(request, JSON_BODY_LIMIT)
     if (Either.isLeft(read) && read.left === "too large") return Option.some(tooLarge(JSON_BODY_LIMIT))

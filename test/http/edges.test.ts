@@ -204,6 +204,8 @@ describe("the error envelope at the edges", () => {
     const renamed = await t.req("PATCH", `/v1/api-keys/${key.json.id}`, { rawBody: form, headers: multipart })
     expect([renamed.status, renamed.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
     expect((await t.req("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === key.json.id).name).toBe("Kept")
+    const bodiless = await t.req("POST", "/v1/brands", { headers: multipart })
+    expect([bodiless.status, bodiless.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
     const brand = await t.req("POST", "/v1/brands", { body: { name: "Not deleted by a form" } })
     for (const [method, path] of [["POST", "/v1/brands"], ["PATCH", "/v1/organizations/me"], ["DELETE", `/v1/brands/${brand.json.id}`], ["POST", `/v1/api-keys/${key.json.id}/revoke`]] as const) {
       const r = await t.req(method, path, { rawBody: "not a form", headers: { "content-type": "multipart/form-data; boundary=x" } })

@@ -64,6 +64,26 @@ describe("media over HTTP", () => {
     expect(blobFiles().length).toBe(filesBefore)
   })
 
+  it("answers an upload with no body at all with 422 at once, declared empty, undeclared or chunked", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Bodiless")
+    const port = Number(new URL(host.baseUrl).port)
+    const head = `POST /v1/products/${lamp}/media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: multipart/form-data; boundary=XyZ\r\nConnection: close\r\n`
+    for (const rest of ["Content-Length: 0\r\n\r\n", "\r\n", "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => socket.write(head + rest))
+        socket.setTimeout(5000, () => socket.destroy(new Error("no answer within 5 s")))
+        let text = ""
+        socket.on("data", (c: Buffer) => (text += c.toString()))
+        socket.on("end", () => resolve(text))
+        socket.on("error", reject)
+      })
+      expect([rest, answer.split("\r\n")[0]]).toEqual([rest, "HTTP/1.1 422 Unprocessable Entity"])
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).error.details.issues[0].code).toBe("invalid_multipart")
+    }
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
+  })
+
   it("counts an alt text's 1,000 characters as characters, not UTF-16 units", async () => {
     const t = await host.tenant()
     const desk = await product(t, "Desk")

@@ -1,6 +1,9 @@
 import { FileStream, MultipastaStream } from "multipasta/node"
 import { boundaryOf, Utf8FilenameRewriter } from "./Utf8Filenames.js"
 
+/** The parser's own failure for a body that stops before the form's closing boundary. */
+const END_NOT_REACHED = { _tag: "EndNotReached" }
+
 /**
  * The multipart parser decodes a part's `filename*` with `decodeURIComponent` inside the
  * stream's write, where a malformed value (`%E0`) throws past every handler and ends the
@@ -14,6 +17,7 @@ export const guardMultipartParser = (): void => {
     _write: (chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void) => void
     _final: (callback: (error?: Error | null) => void) => void
     emit: (event: string | symbol, ...args: Array<unknown>) => boolean
+    push: (chunk: unknown) => boolean
     guarded?: true
   }
   if (proto.guarded) return
@@ -23,8 +27,10 @@ export const guardMultipartParser = (): void => {
     if (rewriter === undefined) rewriters.set(stream, rewriter = new Utf8FilenameRewriter())
     return rewriter
   }
+  const settled = new WeakSet<object>()
   const emit = proto.emit
   proto.emit = function(this: typeof proto, event, ...args) {
+    if (event === "error") settled.add(this)
     if (event === "pipe") {
       const headers = (args[0] as { headers?: Record<string, string | undefined> } | undefined)?.headers
       rewriters.set(this, new Utf8FilenameRewriter(boundaryOf(headers?.["content-type"])))
@@ -45,7 +51,17 @@ export const guardMultipartParser = (): void => {
   }
   const final = proto._final
   proto._final = function(this: typeof proto, callback) {
-    passOn(this, rewriterOf(this).end(), "binary", (error) => (error ? callback(error) : final.call(this, callback)))
+    passOn(this, rewriterOf(this).end(), "binary", (error) => (error ? callback(error) : final.call(this, (error) => {
+      // The parser ends its parts only at the closing boundary, and fails only inside a part:
+      // a body with no part at all (an empty one) left the upload waiting for parts forever.
+      if (!error && !settled.has(this)) emit.call(this, "error", END_NOT_REACHED)
+      callback(error)
+    })))
+  }
+  const push = proto.push
+  proto.push = function(this: typeof proto, chunk) {
+    if (chunk === null) settled.add(this)
+    return push.call(this, chunk)
   }
   proto.guarded = true
   guardFileEnd()
