@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isJsonValue } from "../shared/CanonicalJson.js"
 import { Code, LocalizedLabel, OpenObject, Position, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 import { AttributeType } from "./AttributeValues.js"
@@ -21,7 +22,7 @@ export const ValidationRules = OpenObject({
   identifier: "ValidationRules",
   description: "free-form rules; minLength, maxLength, pattern, min, max, options, units and currencies are honoured",
   message: "must be an object"
-})
+}).pipe(Schema.filter(isJsonValue, { message: () => "must hold only JSON values: a number such as 1e400 does not fit a double" }))
 
 /** A stored attribute definition. */
 export interface AttributeRecord {

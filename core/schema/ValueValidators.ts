@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import { datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js"
+import { isJsonValue } from "../shared/CanonicalJson.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import type { AttributeType } from "./AttributeValues.js"
@@ -266,13 +267,8 @@ const email: ValueValidator = (value, rules, path) =>
     ? collect(value, stringIssues(value, rules, path))
     : fail(path, "must be an email address", "invalid_type")
 
-const isJson = (u: unknown): boolean =>
-  u === null || typeof u === "string" || typeof u === "boolean" || (typeof u === "number" && Number.isFinite(u)) ||
-  (Array.isArray(u) && u.every(isJson)) ||
-  (isRecord(u) && Object.getPrototypeOf(u) === Object.prototype && Object.values(u).every(isJson))
-
 const json: ValueValidator = (value, _rules, path) =>
-  isJson(value) ? Either.right(value) : fail(path, "must be a JSON value", "invalid_type")
+  isJsonValue(value) ? Either.right(value) : fail(path, "must be a JSON value", "invalid_type")
 
 const money: ValueValidator = (value, rules, path) => {
   if (!isRecord(value)) return fail(path, "must be {amount_cents: integer, currency: ISO 4217 code}", "invalid_type")
