@@ -117,7 +117,12 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(log.status).toBe(200)
     expect(log.json).toMatchObject({ limit: 50, offset: 0, hasMore: false })
     expect(log.json.data).toEqual([r.json])
-    expect((await t.req("GET", `/v1/connectors/${c.id}/deliveries?limit=51`)).status).toBe(422)
+    // Paged like the product list: limit 1 to 200, though only 50 attempts are kept.
+    const wide = await t.req("GET", `/v1/connectors/${c.id}/deliveries?limit=200`)
+    expect(wide.status).toBe(200)
+    expect(wide.json).toMatchObject({ limit: 200, offset: 0, hasMore: false, data: [r.json] })
+    expect((await t.req("GET", `/v1/connectors/${c.id}/deliveries?limit=201`)).status).toBe(422)
+    expect((await t.req("GET", `/v1/connectors/${c.id}/deliveries?limit=0`)).status).toBe(422)
   })
 
   it("logs a test sent to a receiver that fails, with its status", async () => {

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
-import { Connector, Delivery, DELIVERY_LOG_SIZE, DeliveryPage, InstallConnector, UpdateConnector } from "../../../core/connectors/Connector.js"
+import { Connector, Delivery, DeliveryPage, InstallConnector, UpdateConnector } from "../../../core/connectors/Connector.js"
 import { strict } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
@@ -8,7 +8,10 @@ import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
 import { NoQuery } from "../NoQuery.js"
 
-export const DeliveriesQuery = Schema.Struct(pageParams(DELIVERY_LOG_SIZE)).annotations(strict)
+// Paged like the product list (DESIGN: "`{data, limit, offset, hasMore}` like the product list"):
+// `limit` 1 to 200, default 50. The log keeps only the 50 most recent attempts, so a larger
+// limit simply returns all of them.
+export const DeliveriesQuery = Schema.Struct(pageParams(200)).annotations(strict)
 
 /** Headless connectors: install, manage, inspect their deliveries, send a test. */
 export class ConnectorsApi extends HttpApiGroup.make("connectors")
