@@ -25,6 +25,23 @@ export const make = Effect.gen(function*() {
       })
     )
 
+  const insert = (events: ReadonlyArray<CatalogEvent>, dispatched: (e: CatalogEvent) => boolean) =>
+    Effect.forEach(chunksOf(events, 500), (chunk) =>
+      sql`insert into events ${
+        sql.insert(chunk.map((e) => ({
+          id: e.id,
+          organizationId: e.organizationId,
+          name: e.name,
+          entityType: e.entityType,
+          entityId: e.entityId,
+          actorType: e.actor.type,
+          actorId: e.actor.id,
+          payload: toJson(e.payload),
+          createdAt: e.createdAt,
+          dispatched: toBool(dispatched(e))
+        })))
+      }`, { discard: true })
+
   return EventLog.of({
     // An event no connector subscribes to when it is written goes in as already dispatched:
     // the outbox holds only what is to be sent, and a write by an organization without
@@ -33,24 +50,10 @@ export const make = Effect.gen(function*() {
       events.length === 0 ? Effect.void : Effect.gen(function*() {
         const connectors = yield* subscriptions(events)
         const toSend = (e: CatalogEvent) => (connectors.get(e.organizationId) ?? []).some((patterns) => subscribed(patterns, e.name))
-        for (const chunk of chunksOf(events, 500)) {
-          yield* sql`insert into events ${
-            sql.insert(chunk.map((e) => ({
-              id: e.id,
-              organizationId: e.organizationId,
-              name: e.name,
-              entityType: e.entityType,
-              entityId: e.entityId,
-              actorType: e.actor.type,
-              actorId: e.actor.id,
-              payload: toJson(e.payload),
-              createdAt: e.createdAt,
-              dispatched: toBool(!toSend(e))
-            })))
-          }`
-        }
+        yield* insert(events, (e) => !toSend(e))
         if (events.some(toSend)) yield* FiberRef.set(appendedEvents, true)
       }).pipe(Effect.orDie),
+    appendSent: (events) => insert(events, () => true).pipe(Effect.orDie),
     list: (organizationId, f) => {
       const conditions = [sql`organization_id = ${organizationId}`]
       if (f.entityType !== undefined) conditions.push(sql`entity_type = ${f.entityType}`)

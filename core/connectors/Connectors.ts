@@ -137,7 +137,11 @@ export const makeConnectors = Effect.gen(function*() {
         Effect.provideService(Crypto, crypto),
         Effect.provideService(WebhookSender, sender)
       )
-      yield* uow.tenant(tenant.organizationId, repo.recordDelivery(tenant.organizationId, connector.id, attempt, DELIVERY_LOG_SIZE))
+      // In the audit log as every event is, marked sent: the dispatcher must not send it again.
+      yield* uow.tenant(
+        tenant.organizationId,
+        Effect.zipRight(repo.recordDelivery(tenant.organizationId, connector.id, attempt, DELIVERY_LOG_SIZE), events.appendSent([event]))
+      )
       return attempt
     })
 

@@ -125,6 +125,31 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect((await t.req("GET", `/v1/connectors/${c.id}/deliveries?limit=0`)).status).toBe(422)
   })
 
+  it("records a webhook.test in the audit log, and sends it only to the connector tested", async () => {
+    const fresh = await host.tenant()
+    const connect = (path: string, events: ReadonlyArray<string>) =>
+      fresh.req("POST", "/v1/connectors", { body: { type: "headless", name: path, config: { destination_url: receiver.url(path), secret: SECRET, events } } })
+    const tested = (await connect("/tested", ["product.*"])).json
+    await connect("/listener", ["webhook.*", "api_key.*"])
+    const sent = await fresh.req("POST", `/v1/connectors/${tested.id}/webhooks/test`)
+    expect(sent.status).toBe(200)
+    const audit = await fresh.req("GET", `/v1/audit-log?entity_id=${tested.id}&action=test`)
+    expect(audit.json.data).toEqual([expect.objectContaining({
+      id: sent.json.eventId,
+      name: "webhook.test",
+      entityType: "connector",
+      entityId: tested.id,
+      action: "test",
+      actor: { type: "api_key", id: fresh.apiKeyId },
+      payload: { connector_name: "/tested" }
+    })])
+    // The listener's later delivery shows the dispatcher has passed the test event by.
+    await fresh.req("POST", "/v1/api-keys", { body: { name: "witness" } })
+    await receiver.waitFor((x) => x.path === "/listener" && x.headers["x-service-event"] === "api_key.created")
+    expect(receiver.received.filter((x) => x.path === "/listener").map((x) => x.headers["x-service-event"])).toEqual(["api_key.created"])
+    expect(receiver.received.filter((x) => x.path === "/tested")).toHaveLength(1)
+  })
+
   it("logs a test sent to a receiver that fails, with its status", async () => {
     receiver.answer("/broken", { status: 503 })
     const c = (await install({ destination_url: receiver.url("/broken") })).json
