@@ -21,7 +21,8 @@ const drained = (incoming: IncomingMessage): Effect.Effect<boolean> =>
       incoming.off("end", ended)
       incoming.off("error", broken)
     })
-  }).pipe(Effect.timeoutTo({ duration: "2 seconds", onSuccess: (ended) => ended, onTimeout: () => false }))
+    // Pre-response handlers run uninterruptibly: without this the timeout would wait for the end.
+  }).pipe(Effect.interruptible, Effect.timeoutTo({ duration: "2 seconds", onSuccess: (ended) => ended, onTimeout: () => false }))
 
 const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
   const close = Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))

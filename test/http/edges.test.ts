@@ -1,4 +1,5 @@
 import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost } from "../support/TestHost.js"
 
@@ -160,6 +161,22 @@ describe("the error envelope at the edges", () => {
     const huge = await t.req("POST", "/v1/api-keys", { rawBody: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }), headers: { "content-type": "application/json" } })
     expect(huge.status).toBe(413)
     expect(huge.json.error.code).toBe("FST_ERR_CTP_BODY_TOO_LARGE")
+  })
+
+  it("answers a refused body whose rest does not come within 2 s, closing the connection", async () => {
+    const url = new URL(host.baseUrl)
+    const socket = connect(Number(url.port), url.hostname)
+    let received = ""
+    socket.on("data", (c: Buffer) => (received += c.toString()))
+    socket.on("error", () => undefined)
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+    const started = Date.now()
+    // A 415 of 1000 bytes declared, of which 10 are sent: it waited for the rest forever.
+    socket.write(["POST /v1/brands HTTP/1.1", `host: ${url.host}`, "content-type: text/plain", "content-length: 1000", "", "0123456789"].join("\r\n"))
+    await closed
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(received).toMatch(/^HTTP\/1\.1 415 /)
+    expect(received.toLowerCase()).toContain("connection: close")
   })
 
   it("answers a chunked body over the limit with 413, and types other than application/json with 415", async () => {
