@@ -5,6 +5,12 @@ import type { IncomingMessage } from "node:http"
 
 /** The most of a refused upload read and dropped so that its connection stays open. */
 const DRAINED_BYTES = 1024 * 1024
+/**
+ * The most of a body refused as too large (413) that is read and dropped before the answer:
+ * enough for a JSON body or an upload somewhat over its limit. Closing the connection while
+ * the client still sends makes its next write fail (EPIPE) before it reads the 413.
+ */
+const DRAINED_OVERSIZED_BYTES = 128 * 1024 * 1024
 
 /**
  * Reads the rest of the body and drops it; true once it has ended. Gives up (false) after
@@ -26,10 +32,13 @@ const drained = (incoming: IncomingMessage): Effect.Effect<boolean> =>
 
 const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
   const close = Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
-  if (response.status === 413) return close
   const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-  if (response.status < 400 || incoming.complete) return Effect.succeed(response)
   const declared = Number(request.headers["content-length"] ?? Number.NaN)
+  if (response.status === 413) {
+    // Answered on a closed connection however it ends; read first so that the client hears it.
+    return incoming.complete || !(declared <= DRAINED_OVERSIZED_BYTES) ? close : Effect.zipRight(drained(incoming), close)
+  }
+  if (response.status < 400 || incoming.complete) return Effect.succeed(response)
   if (!(declared <= DRAINED_BYTES)) return close
   return Effect.flatMap(drained(incoming), (ended) => (ended ? Effect.succeed(response) : close))
 }
@@ -42,7 +51,9 @@ const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
  * forever, and closing it while the client still sends makes the client's next write fail
  * before it reads the answer. A small body (up to 1 MiB declared) is read to its end and
  * dropped, then answered on a connection that stays open; anything larger, or slower than
- * 2 s, is answered with `Connection: close`. A pre-response handler sees every response,
+ * 2 s, is answered with `Connection: close`. A 413 always closes the connection, after reading
+ * and dropping a declared body of up to 128 MiB (for at most 2 s) so that the client gets to
+ * read it. A pre-response handler sees every response,
  * those made from typed failures too.
  */
 export const closeAfterUnreadBody = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
