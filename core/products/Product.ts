@@ -1,7 +1,7 @@
 import { Brand, Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { TagsInput } from "../catalog/Tags.js"
-import { Name, NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const ProductStatus = Schema.Literal("draft", "active", "archived")
 export type ProductStatus = typeof ProductStatus.Type
@@ -111,8 +111,8 @@ export const UpdateProduct = Schema.Struct({
 })
 export type UpdateProduct = typeof UpdateProduct.Type
 
-/** `GET /v1/products/{id}` query. */
-export const GetProductQuery = Schema.Struct({
+/** The fields of the `GET /v1/products/{id}` query. */
+export const GetProductQueryFields = {
   locale: Schema.optional(NonEmptyString),
   channel: Schema.optional(NonEmptyString)
-}).annotations(strict)
+}
