@@ -45,10 +45,10 @@ export const UpdateMedia = Schema.Struct({
 })
 export type UpdateMedia = typeof UpdateMedia.Type
 
-/** The form fields an upload may carry besides `file`, as text: present with a value, or absent. */
+/** The form fields an upload may carry besides `file`, as text. */
 export const UploadFields = Schema.Struct({
-  alt: Schema.optionalWith(Alt, { exact: true }),
-  position: Schema.optionalWith(IntegerText("must be an integer >= 0").pipe(Schema.compose(MediaPosition)), { exact: true })
+  alt: Schema.optional(Alt),
+  position: Schema.optional(IntegerText("must be an integer >= 0").pipe(Schema.compose(MediaPosition)))
 })
 
 /** One part of a multipart upload, as the host hands it over. */

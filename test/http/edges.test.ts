@@ -9,6 +9,17 @@ beforeAll(async () => {
 })
 afterAll(() => host.close())
 
+/** A raw connection to the host, for requests `fetch` cannot send; `received()` is what came back so far. */
+const rawConnection = () => {
+  const url = new URL(host.baseUrl)
+  const socket = connect(Number(url.port), url.hostname)
+  let text = ""
+  socket.on("data", (c: Buffer) => (text += c.toString()))
+  socket.on("error", () => undefined)
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+  return { url, socket, received: () => text, closed }
+}
+
 describe("probes and release", () => {
   it("answers /healthz, /readyz and /v1/changelog without credentials, with one version", async () => {
     const health = await host.request("GET", "/healthz")
@@ -167,12 +178,7 @@ describe("the error envelope at the edges", () => {
     const t = await host.tenant()
     // Answering and closing at once made about every other fetch of a client in another
     // process fail with EPIPE while it still wrote the body, before it could read the 413.
-    const url = new URL(host.baseUrl)
-    const socket = connect(Number(url.port), url.hostname)
-    let received = ""
-    socket.on("data", (c: Buffer) => (received += c.toString()))
-    socket.on("error", () => undefined)
-    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+    const { url, socket, received, closed } = rawConnection()
     socket.write([
       "POST /v1/api-keys HTTP/1.1", `host: ${url.host}`, `authorization: Bearer ${t.apiKey}`,
       "content-type: application/json", `content-length: ${12 * 1024 * 1024}`, "", ""
@@ -181,28 +187,23 @@ describe("the error envelope at the edges", () => {
     socket.write(megabyte)
     await new Promise((resolve) => setTimeout(resolve, 300))
     // Nothing answered, nothing closed, while the rest is still to come.
-    expect([received, socket.destroyed]).toEqual(["", false])
+    expect([received(), socket.destroyed]).toEqual(["", false])
     for (let i = 1; i < 12; i++) socket.write(megabyte)
     await closed
-    expect(received).toMatch(/^HTTP\/1\.1 413 /)
-    expect(received.toLowerCase()).toContain("connection: close")
-    expect(received).toContain("FST_ERR_CTP_BODY_TOO_LARGE")
+    expect(received()).toMatch(/^HTTP\/1\.1 413 /)
+    expect(received().toLowerCase()).toContain("connection: close")
+    expect(received()).toContain("FST_ERR_CTP_BODY_TOO_LARGE")
   })
 
   it("answers a refused body whose rest does not come within 2 s, closing the connection", async () => {
-    const url = new URL(host.baseUrl)
-    const socket = connect(Number(url.port), url.hostname)
-    let received = ""
-    socket.on("data", (c: Buffer) => (received += c.toString()))
-    socket.on("error", () => undefined)
-    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+    const { url, socket, received, closed } = rawConnection()
     const started = Date.now()
     // A 415 of 1000 bytes declared, of which 10 are sent: it waited for the rest forever.
     socket.write(["POST /v1/brands HTTP/1.1", `host: ${url.host}`, "content-type: text/plain", "content-length: 1000", "", "0123456789"].join("\r\n"))
     await closed
     expect(Date.now() - started).toBeLessThan(5000)
-    expect(received).toMatch(/^HTTP\/1\.1 415 /)
-    expect(received.toLowerCase()).toContain("connection: close")
+    expect(received()).toMatch(/^HTTP\/1\.1 415 /)
+    expect(received().toLowerCase()).toContain("connection: close")
   })
 
   it("answers a chunked body over the limit with 413, and types other than application/json with 415", async () => {

@@ -1,8 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
-import { caseKey } from "../../../core/catalog/Text.js"
-
-const Rows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, name: Schema.String }))
+import { Effect } from "effect"
+import { writeNameKeys } from "./NameKeys.js"
 
 /**
  * Brands and categories keep their name's case key (`caseKey`), which brand names are unique
@@ -12,18 +10,9 @@ const Rows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Sch
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  for (const table of ["brands", "categories"]) {
+  for (const table of ["brands", "categories"] as const) {
     yield* sql.unsafe(`ALTER TABLE ${table} ADD COLUMN name_key text`)
-    const rows = yield* sql`select id, organization_id, name from ${sql(table)} order by created_at, id`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Rows))
-    )
-    const seen = new Set<string>()
-    for (const row of rows) {
-      const key = caseKey(row.name)
-      const unique = table === "brands" && seen.has(`${row.organizationId} ${key}`) ? `${key} ${row.id}` : key
-      seen.add(`${row.organizationId} ${unique}`)
-      yield* sql`update ${sql(table)} set name_key = ${unique} where id = ${row.id}`
-    }
+    yield* writeNameKeys(table)
   }
   yield* sql.unsafe(`DROP INDEX brands_name`)
   yield* sql.unsafe(`CREATE UNIQUE INDEX brands_name_key ON brands (organization_id, name_key)`)

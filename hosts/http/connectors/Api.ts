@@ -6,7 +6,7 @@ import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
-import { NoQuery } from "../NoQuery.js"
+import { NoQuery } from "../ClosedQuery.js"
 
 // Paged like the product list (DESIGN: "`{data, limit, offset, hasMore}` like the product list"):
 // `limit` 1 to 200, default 50. The log keeps only the 50 most recent attempts, so a larger

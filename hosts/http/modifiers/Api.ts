@@ -4,7 +4,7 @@ import { CreateModifier, Modifier, UpdateModifier } from "../../../core/modifier
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
-import { NoQuery } from "../NoQuery.js"
+import { NoQuery } from "../ClosedQuery.js"
 
 export class ModifiersApi extends HttpApiGroup.make("modifiers")
   .add(HttpApiEndpoint.get("list", "/v1/modifiers").setUrlParams(NoQuery).addSuccess(Schema.Array(Modifier)))

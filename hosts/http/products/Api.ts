@@ -9,7 +9,7 @@ import { TenantAuth } from "../Authentication.js"
 import { Envelope } from "../Errors.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
-import { QueryOf } from "../NoQuery.js"
+import { ClosedQuery } from "../ClosedQuery.js"
 
 /** One bulk item's outcome; a failure carries the error object of the envelope. */
 export const BulkResultWire = Schema.Union(
@@ -24,7 +24,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
   .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(everyIssue(CreateProduct)).addSuccess(Product, { status: 201 }))
   .add(HttpApiEndpoint.get("facets", "/v1/products/facets").setUrlParams(FacetsQuery).addSuccess(ProductFacets))
   .add(HttpApiEndpoint.post("bulk", "/v1/products/bulk").setPayload(everyIssue(BulkRequest)).addSuccess(BulkResponse))
-  .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(QueryOf(GetProductQueryFields)).addSuccess(ProductDetails))
+  .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(ClosedQuery(GetProductQueryFields)).addSuccess(ProductDetails))
   .add(HttpApiEndpoint.patch("update", "/v1/products/:id").setPath(IdPath).setPayload(everyIssue(UpdateProduct)).addSuccess(Product))
   .add(HttpApiEndpoint.del("delete", "/v1/products/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
   .middleware(TenantAuth)

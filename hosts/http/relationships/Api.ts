@@ -5,7 +5,7 @@ import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
-import { NoQuery } from "../NoQuery.js"
+import { NoQuery } from "../ClosedQuery.js"
 
 const RelationshipPath = Schema.Struct({ id: Uuid, relationshipId: Uuid })
 

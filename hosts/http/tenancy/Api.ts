@@ -13,7 +13,7 @@ import {
 } from "../../../core/tenancy/Organization.js"
 import { CallerAuth, TenantAuth } from "../Authentication.js"
 import { everyIssue } from "../EveryIssue.js"
-import { NoQuery } from "../NoQuery.js"
+import { NoQuery } from "../ClosedQuery.js"
 
 export const IdPath = Schema.Struct({ id: Uuid })
 

@@ -5,7 +5,7 @@ import { ParseResult, Schema } from "effect"
  * the same, yet its parse options cost every request of a hot route (reads by id: about 7%);
  * the extra keys are kept by a record instead and refused by a filter.
  */
-export const QueryOf = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
+export const ClosedQuery = <Fields extends Schema.Struct.Fields>(fields: Fields) => {
   const known = new Set(Object.keys(fields))
   return Schema.Struct(fields, Schema.Record({ key: Schema.String, value: Schema.Union(Schema.String, Schema.Array(Schema.String)) })).pipe(
     Schema.filter((query: Readonly<Record<string, unknown>>) =>
@@ -17,4 +17,4 @@ export const QueryOf = <Fields extends Schema.Struct.Fields>(fields: Fields) => 
 }
 
 /** The query of a list that takes no parameters: any key is 422 naming it, as on every list. */
-export const NoQuery = QueryOf({})
+export const NoQuery = ClosedQuery({})
