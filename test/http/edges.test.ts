@@ -197,11 +197,10 @@ describe("the error envelope at the edges", () => {
 
   it("answers a refused body whose rest does not come within 2 s, closing the connection", async () => {
     const { url, socket, received, closed } = rawConnection()
-    const started = Date.now()
-    // A 415 of 1000 bytes declared, of which 10 are sent: it waited for the rest forever.
+    // A 415 of 1000 bytes declared, of which 10 are sent: it waited for the rest forever, and
+    // this test with it, until its time ran out.
     socket.write(["POST /v1/brands HTTP/1.1", `host: ${url.host}`, "content-type: text/plain", "content-length: 1000", "", "0123456789"].join("\r\n"))
     await closed
-    expect(Date.now() - started).toBeLessThan(5000)
     expect(received()).toMatch(/^HTTP\/1\.1 415 /)
     expect(received().toLowerCase()).toContain("connection: close")
   })
