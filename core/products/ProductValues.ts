@@ -20,12 +20,12 @@ export const mergeValues = (
   const touched: Array<string> = []
   for (const [code, entries] of Object.entries(patch)) {
     const before = entriesOf(current, code) ?? []
-    // A rewritten entry moves to the end, as a removal and an addition.
+    // A rewritten entry keeps its place (a Map's order is that of first insertion); a new one goes last.
     const byScope = new Map(before.map((e) => [scopeOf(e), e]))
     for (const entry of entries) {
       const scope = scopeOf(entry)
-      byScope.delete(scope)
-      if (entry.value !== null) byScope.set(scope, entry)
+      if (entry.value === null) byScope.delete(scope)
+      else byScope.set(scope, entry)
     }
     const next = [...byScope.values()]
     if (next.length === 0) delete merged[code]

@@ -292,17 +292,17 @@ describe("isFilled", () => {
 describe("mergeValues", () => {
   const entry = (locale: string | null, value: unknown) => ({ locale, channel: null, value })
 
-  it("replaces, adds and removes per (locale, channel), moving a rewritten entry to the end", () => {
+  it("replaces in place, adds last and removes per (locale, channel)", () => {
     const current = { title: [entry("en", "a"), entry("de", "b"), entry(null, "c")], qty: [entry(null, 1)] }
     const { merged, touched } = mergeValues(current, { title: [entry("en", "A"), entry("de", null), entry("fr", "d")], qty: [entry(null, 1)] })
-    expect(merged).toEqual({ title: [entry(null, "c"), entry("en", "A"), entry("fr", "d")], qty: [entry(null, 1)] })
+    expect(merged).toEqual({ title: [entry("en", "A"), entry(null, "c"), entry("fr", "d")], qty: [entry(null, 1)] })
     expect(touched).toEqual(["title"])
   })
 
   it("counts entries sent again in another order as untouched, and drops a code left empty", () => {
     const current = { title: [entry("en", "a"), entry("de", "b")], qty: [entry(null, 1)] }
     const { merged, touched } = mergeValues(current, { title: [entry("de", "b"), entry("en", "a")], qty: [entry(null, null)] })
-    expect(merged).toEqual({ title: [entry("de", "b"), entry("en", "a")] })
+    expect(merged).toEqual({ title: [entry("en", "a"), entry("de", "b")] })
     expect(touched).toEqual(["qty"])
   })
 })
