@@ -51,7 +51,8 @@ const CASES: Record<AttributeType, { valid: ReadonlyArray<unknown>; invalid: Rea
     valid: [{ amount: 1.5, unit: "kg" }, { amount: 0, unit: "cm" }],
     invalid: [{ amount: "heavy", unit: "kg" }, { amount: 1 }, { unit: "kg" }, { amount: 1, unit: "" }, { amount: 1, unit: "kg", extra: 1 }, 1.5, "1.5kg"]
   },
-  url: { valid: ["https://example.com/a?b=c", "http://localhost:8080"], invalid: ["ftp://example.com", "example.com", "/relative", "javascript:alert(1)", 1] },
+  url: { valid: ["https://example.com/a?b=c", "http://localhost:8080"], invalid: ["ftp://example.com", "example.com", "/relative", "javascript:alert(1)", 1,
+    "http:/example.com", "https:example.com", "https://example.com/a b", " https://example.com", "https://example.com/\t"] },
   email: {
     valid: ["a@example.com", "first.last@mail.example.co.uk"],
     // The last would backtrack for seconds under a pattern that lets dots be anywhere.
