@@ -208,7 +208,8 @@ export const makeFamilies = Effect.gen(function*() {
     tenant((organizationId) =>
       Effect.gen(function*() {
         const family = yield* find(organizationId, id)
-        yield* repo.delete(organizationId, id)
+        // A concurrent deletion may have taken it since: that one answered and recorded it.
+        if (!(yield* repo.delete(organizationId, id))) return yield* new NotFound({ entity: "attribute family", id })
         yield* familyEvent("family.deleted", family)
       })
     )

@@ -401,6 +401,21 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(failureTag(yield* Effect.exit(run(families.delete(fam.id))))).toBe("NotFound")
       }))
 
+    it.effect("deletes a family once under concurrent deletions: one succeeds, the others find nothing", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const families = yield* Families
+        const run = inTenant(tenant)
+        const fam = yield* run(families.create({ code: "raced", label: {} }))
+        const exits = yield* Effect.all(Array.from({ length: 6 }, () => Effect.exit(run(families.delete(fam.id)))), {
+          concurrency: "unbounded"
+        })
+        expect(exits.filter(Exit.isSuccess).length).toBe(1)
+        expect(exits.filter(Exit.isFailure).map(failureTag)).toEqual(Array(5).fill("NotFound"))
+        const names = (yield* eventsOf(tenant.organizationId)).map((e) => e.name)
+        expect(names.filter((n) => n === "family.deleted").length).toBe(1)
+      }))
+
     it.effect("an organization's deletion cascades through families still referenced by its records", () =>
       Effect.gen(function*() {
         const { organization, tenant } = yield* newTenant
