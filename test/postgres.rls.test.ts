@@ -172,6 +172,67 @@ describe.runIf(available)("postgres row-level security", () => {
         expect(unprotected).toEqual([])
       }))
 
+    it.effect("finds every table holding organization_id listed, forced, and filtered for every command", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // Found from the catalog, not from the list, so a table added without being listed shows up.
+        const holding = yield* sql`select distinct c.relname from pg_class c join pg_attribute a on a.attrelid = c.oid
+          where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p') and a.attname = 'organization_id'
+          and not a.attisdropped`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ relname: Schema.String })))))
+        const tables = [...holding.map((r) => r.relname), "organizations"]
+        expect(tables.filter((t) => t !== "organizations" && !TENANT_TABLES.includes(t))).toEqual([])
+        const policies = yield* sql`select c.relname, c.relrowsecurity, c.relforcerowsecurity, p.polcmd::text as command,
+          p.polpermissive as permissive, p.polroles = '{0}'::oid[] as everyone,
+          pg_get_expr(p.polqual, p.polrelid) as using, pg_get_expr(p.polwithcheck, p.polrelid) as checks
+          from pg_class c left join pg_policy p on p.polrelid = c.oid
+          where c.relnamespace = current_schema()::regnamespace and ${sql.in("c.relname", tables)}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({
+            relname: Schema.String,
+            relrowsecurity: Schema.Boolean,
+            relforcerowsecurity: Schema.Boolean,
+            command: Schema.NullOr(Schema.String),
+            permissive: Schema.NullOr(Schema.Boolean),
+            everyone: Schema.NullOr(Schema.Boolean),
+            using: Schema.NullOr(Schema.String),
+            checks: Schema.NullOr(Schema.String)
+          }))))
+        )
+        const tenantOnly = (column: string, expression: string | null) =>
+          expression === `(${column} = (NULLIF(current_setting('app.organization_id'::text, true), ''::text))::uuid)`
+        // One permissive policy per table, for every command and every role, reading and writing only the tenant's rows.
+        const unsafe = tables.filter((t) => {
+          const rows = policies.filter((p) => p.relname === t)
+          const column = t === "organizations" ? "id" : "organization_id"
+          return rows.length !== 1 || !rows.every((p) =>
+            p.relrowsecurity && p.relforcerowsecurity && p.command === "*" && p.permissive === true && p.everyone === true &&
+            tenantOnly(column, p.using) && tenantOnly(column, p.checks)
+          )
+        })
+        expect(unsafe).toEqual([])
+      }))
+
+    it.effect("gives the application role no way around the policies", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const role = yield* sql`select rolsuper, rolbypassrls, rolcanlogin from pg_roles where rolname = ${APP_ROLE}`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ rolsuper: Schema.Boolean, rolbypassrls: Schema.Boolean, rolcanlogin: Schema.Boolean }))))
+        )
+        expect(role).toEqual([{ rolsuper: false, rolbypassrls: false, rolcanlogin: false }])
+        // It owns nothing (an owner may turn security off) and reaches no relation outside the policies but the shared users and the filtering view.
+        const reachable = yield* sql`select c.relname, pg_has_role(${APP_ROLE}, c.relowner, 'USAGE') as owns from pg_class c
+          where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p', 'v', 'm')
+          and (has_table_privilege(${APP_ROLE}, c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+            or pg_has_role(${APP_ROLE}, c.relowner, 'USAGE'))
+          and not (c.relrowsecurity and c.relforcerowsecurity)`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ relname: Schema.String, owns: Schema.Boolean }))))
+        )
+        expect(reachable.map((r) => r.relname).sort()).toEqual(["tenant_products", "users"])
+        expect(reachable.filter((r) => r.owns)).toEqual([])
+        const owned = yield* sql`select c.relname from pg_class c where c.relnamespace = current_schema()::regnamespace
+          and pg_has_role(${APP_ROLE}, c.relowner, 'USAGE')`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ relname: Schema.String })))))
+        expect(owned).toEqual([])
+      }))
+
     it.effect("lists every JSON and boolean column of the tenant tables for the export, and no other", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
