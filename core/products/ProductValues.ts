@@ -96,7 +96,8 @@ const addTexts = (value: unknown, out: Array<string>): void => {
 
 const numberOf = (type: string, value: unknown): number | undefined => {
   if (type === "number" && typeof value === "number") return value
-  if (type === "decimal" && typeof value === "string") return Number(value)
+  // A decimal past a double's range still has a value: it sorts and filters at the largest double of its sign.
+  if (type === "decimal" && typeof value === "string") return Math.min(Math.max(Number(value), -Number.MAX_VALUE), Number.MAX_VALUE)
   if (type === "money" && typeof value === "object" && value !== null && "amount_cents" in value) {
     const cents = value.amount_cents
     return typeof cents === "number" ? cents : undefined

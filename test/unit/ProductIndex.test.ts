@@ -1,0 +1,33 @@
+import { describe, expect, it } from "@effect/vitest"
+import { productIndex } from "../../core/products/ProductValues.js"
+import type { FamilyAttribute } from "../../core/schema/FamilyRepository.js"
+
+const attribute = (code: string, type: FamilyAttribute["type"]): FamilyAttribute => ({
+  attributeId: `id-${code}`,
+  code,
+  type,
+  isLocalizable: false,
+  isScopable: false,
+  validation: null,
+  effectiveRequirement: "available",
+  isVariantAxis: false,
+  position: 0
+})
+
+const numbers = (type: FamilyAttribute["type"], value: unknown) =>
+  productIndex("n", "n", { v: [{ locale: null, channel: null, value }] }, [attribute("v", type)]).numbers.map((n) => n.value)
+
+describe("productIndex", () => {
+  it("gives a decimal past a double's range the largest double of its sign, so it sorts and filters as a value", () => {
+    expect(numbers("decimal", `1${"0".repeat(400)}`)).toEqual([Number.MAX_VALUE])
+    expect(numbers("decimal", `-${"9".repeat(400)}.5`)).toEqual([-Number.MAX_VALUE])
+    expect(numbers("decimal", "12.50")).toEqual([12.5])
+    expect(numbers("decimal", `0.${"0".repeat(400)}1`)).toEqual([0])
+  })
+
+  it("reads numbers and money cents, and nothing from other types", () => {
+    expect(numbers("number", 1.5)).toEqual([1.5])
+    expect(numbers("money", { amount_cents: -300, currency: "EUR" })).toEqual([-300])
+    expect(numbers("text", "12")).toEqual([])
+  })
+})
