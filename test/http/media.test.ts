@@ -109,7 +109,11 @@ describe("media over HTTP", () => {
     const second = await upload(t, lamp, [["position", "0"], ["file", new Blob(["hello"], { type: "text/plain" }), "note.txt"]])
     expect(second.json).toMatchObject({ position: 0, alt: null, size: 5 })
     const nul = await upload(t, lamp, [["alt", "a\u0000b"], ["file", new Blob(["x"], { type: "text/plain" }), "x.txt"]])
-    expect([nul.status, nul.json.error.details.issues[0].path]).toEqual([422, ["alt"]])
+    expect([nul.status, nul.json.error.details.issues[0]]).toEqual([422, { path: ["alt"], message: "must not contain the character U+0000", code: "invalid_character" }])
+    // The same issue as a JSON body's, wherever the field comes.
+    const after = await upload(t, lamp, [["file", new Blob(["x"], { type: "text/plain" }), "x.txt"], ["alt", "a\u0000b"]])
+    const patched = await t.req("PATCH", `/v1/products/${lamp}/media/${first.json.id}`, { body: { alt: "a\u0000b" } })
+    expect(after.json.error.details.issues).toEqual(patched.json.error.details.issues)
 
     const content = await t.req("GET", first.json.url)
     expect(content.status).toBe(200)
