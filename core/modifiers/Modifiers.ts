@@ -68,6 +68,7 @@ export const makeModifiers = Effect.gen(function*() {
     update: (id, input) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {
+          yield* uow.lock("modifier", [id])
           const before = yield* find(organizationId, id)
           const after = new Modifier({
             ...before,
@@ -88,6 +89,7 @@ export const makeModifiers = Effect.gen(function*() {
     remove: (id) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {
+          yield* uow.lock("modifier", [id])
           const modifier = yield* find(organizationId, id)
           yield* repo.remove(organizationId, id)
           yield* record("modifier.deleted", id, { code: modifier.code })

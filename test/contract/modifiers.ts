@@ -1,9 +1,11 @@
+import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
 import { Effect, Exit, type Layer } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Modifiers } from "../../core/modifiers/Modifiers.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { eventCount, ONE_DELETION, raced, racedChanges } from "../support/CatalogFixtures.js"
 
 const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
   assert(Exit.isFailure(exit))
@@ -11,7 +13,7 @@ const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
 }
 
 /** Modifiers against one storage adapter. */
-export const modifiersSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+export const modifiersSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
     it.effect("creates, lists, updates and deletes a modifier; codes are unique per organization, also when changed", () =>
       Effect.gen(function*() {
@@ -50,5 +52,33 @@ export const modifiersSuite = <A, E>(name: string, storage: Layer.Layer<A | Stor
         failsWith(yield* Effect.exit(as(modifiers.create({ code: "note", name: "Note", type: "text", options: [{ value: "x" }] }))), "ValidationFailed")
         const text = yield* as(modifiers.create({ code: "note", name: "Note", type: "text" }))
         failsWith(yield* Effect.exit(as(modifiers.update(text.id, { type: "select" }))), "ValidationFailed")
+      }))
+
+    it.effect("deletes a modifier once under concurrent deletions: one succeeds, the others find nothing", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const modifiers = yield* Modifiers
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const made = yield* as(modifiers.create({ code: "raced", name: "Raced", type: "text" }))
+        expect(yield* raced(as(modifiers.remove(made.id)))).toEqual(ONE_DELETION)
+        expect(yield* eventCount(organization.id, "modifier.deleted")).toBe(1)
+      }))
+
+    it.effect("keeps every one of concurrent patches of one modifier, each recording only what it changed", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const modifiers = yield* Modifiers
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        for (let round = 0; round < 3; round++) {
+          const made = yield* as(modifiers.create({ code: `box_${round}`, name: "Box", type: "select", options: [{ value: "small" }] }))
+          const options = [{ value: "small" }, { value: "large" }]
+          const changes = yield* racedChanges(organization.id, "modifier.updated", [
+            as(modifiers.update(made.id, { name: "Gift box" })),
+            as(modifiers.update(made.id, { code: `gift_box_${round}` })),
+            as(modifiers.update(made.id, { options }))
+          ])
+          expect(changes).toEqual(['["code"]', '["name"]', '["options"]'])
+          expect(yield* as(modifiers.get(made.id))).toMatchObject({ code: `gift_box_${round}`, name: "Gift box", options })
+        }
       }))
   })

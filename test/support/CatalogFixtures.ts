@@ -34,6 +34,29 @@ export const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 export const outcomeOf = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
   Exit.isSuccess(exit) ? "ok" : Cause.isFailType(exit.cause) ? exit.cause.error._tag : Cause.pretty(exit.cause)
 
+/** The outcomes (see `outcomeOf`) of six runs of `effect` at once, sorted: failures' tags before "ok". */
+export const raced = <E extends { readonly _tag: string }, R>(effect: Effect.Effect<unknown, E, R>) =>
+  Effect.map(Effect.all(Array.from({ length: 6 }, () => Effect.exit(effect)), { concurrency: "unbounded" }), (exits) => exits.map(outcomeOf).sort())
+
+/** What six racing deletions of one record answer: one succeeds, the others find nothing. */
+export const ONE_DELETION = ["NotFound", "NotFound", "NotFound", "NotFound", "NotFound", "ok"]
+
+/** How many `name` events the organization recorded. */
+export const eventCount = (organizationId: string, name: string) =>
+  Effect.map(eventsOf(organizationId), (events) => events.filter((e) => e.name === name).length)
+
+/**
+ * Runs every one of `writes` twice, all at once, and answers the `changed_fields` of the `name`
+ * events they recorded, sorted: of two identical writes, only the first changes anything.
+ */
+export const racedChanges = <R>(organizationId: string, name: string, writes: ReadonlyArray<Effect.Effect<unknown, unknown, R>>) =>
+  Effect.gen(function*() {
+    const before = (yield* eventsOf(organizationId)).length
+    yield* Effect.all([...writes, ...writes], { concurrency: "unbounded", discard: true })
+    return (yield* eventsOf(organizationId)).slice(before).filter((e) => e.name === name)
+      .map((e) => JSON.stringify((e.payload as { readonly changed_fields?: unknown }).changed_fields)).sort()
+  })
+
 export const val = (value: unknown) => [{ locale: null, channel: null, value }]
 
 /** A family with `price` (money), `weight` (number, required), `blurb` (text) and `size` (measurement). */
