@@ -60,6 +60,7 @@ export const makeRelationships = Effect.gen(function*() {
     remove: (productId, id) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {
+          yield* uow.lock("product_relationship", [id])
           yield* requireProduct(products, organizationId, productId)
           const found = yield* repo.find(organizationId, productId, id)
           if (Option.isNone(found)) return yield* new NotFound({ entity: "relationship", id })

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
 import { Effect, Exit, type Layer } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
@@ -8,6 +9,7 @@ import { Products } from "../../core/products/Products.js"
 import { Relationships } from "../../core/relationships/Relationships.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { eventCount, ONE_DELETION, raced } from "../support/CatalogFixtures.js"
 import { familyWith } from "../support/Families.js"
 
 const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
@@ -16,7 +18,7 @@ const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
 }
 
 /** Related products and attached modifiers against one storage adapter. */
-export const productLinksSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+export const productLinksSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
     it.effect("links products of the organization once per type, lists and removes links, and drops them with either product", () =>
       Effect.gen(function*() {
@@ -96,5 +98,26 @@ export const productLinksSuite = <A, E>(name: string, storage: Layer.Layer<A | S
           "product_modifier.attached"
         ])
         expect(audit.data[1]?.payload).toEqual({ productId: mug.id, modifierId: engraving.id, code: "engraving" })
+      }))
+
+    it.effect("removes a link once under concurrent removals: one succeeds and records it, the others find nothing", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const relationships = yield* Relationships
+        const attached = yield* ProductModifiers
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const [a, b] = yield* as(Effect.all(["A", "B"].map((name) => products.create({ familyId: family.id, name }))))
+        assert(a !== undefined && b !== undefined)
+        const link = yield* as(relationships.create(a.id, { relatedProductId: b.id, type: "upsell" }))
+        expect(yield* raced(as(relationships.remove(a.id, link.id)))).toEqual(ONE_DELETION)
+        expect(yield* eventCount(organization.id, "product_relationship.deleted")).toBe(1)
+
+        const engraving = yield* as((yield* Modifiers).create({ code: "engraving", name: "Engraving", type: "text" }))
+        expect(yield* raced(as(attached.attach(a.id, engraving.id)))).toEqual(["Conflict", "Conflict", "Conflict", "Conflict", "Conflict", "ok"])
+        expect(yield* raced(as(attached.detach(a.id, engraving.id)))).toEqual(ONE_DELETION)
+        expect(yield* eventCount(organization.id, "product_modifier.attached")).toBe(1)
+        expect(yield* eventCount(organization.id, "product_modifier.detached")).toBe(1)
       }))
   })
