@@ -131,6 +131,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
   const update = (productId: string, id: string, input: UpdateMedia) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("media", [id])
         const found = yield* findOn(organizationId, productId, id)
         const before = found.media
         const after = new Media({
@@ -150,6 +151,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
   const detach = (productId: string, id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("media", [id])
         const found = yield* findOn(organizationId, productId, id)
         const detached = new Media({ ...found.media, productId: null, updatedAt: yield* now }, true)
         yield* repo.update({ ...found, media: detached })
@@ -161,6 +163,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
     Effect.gen(function*() {
       const removed: MediaRecord = yield* inTenant((organizationId) =>
         Effect.gen(function*() {
+          yield* uow.lock("media", [id])
           const found = yield* find(organizationId, id)
           yield* repo.remove(organizationId, id)
           yield* record("media.deleted", found.media, { productId: found.media.productId })

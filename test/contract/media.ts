@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
 import { Effect, Exit, type Layer, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
@@ -9,6 +10,7 @@ import { BlobStore } from "../../core/shared/BlobStore.js"
 import { Variants } from "../../core/variants/Variants.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { eventCount, ONE_DELETION, raced, racedChanges } from "../support/CatalogFixtures.js"
 import { attr, entry, familyWith } from "../support/Families.js"
 
 const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
@@ -29,7 +31,7 @@ const parts = (...p: ReadonlyArray<UploadPart<never>>) => Stream.fromIterable(p)
 const stored = (key: string) => Effect.flatMap(BlobStore, (b) => b.stream(key)).pipe(Effect.map(Option.isSome))
 
 /** Media against one storage adapter (bytes in memory). */
-export const mediaSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
     it.effect("uploads to a product, orders by position, shows the first as the list's thumbnail, detaches and deletes", () =>
       Effect.gen(function*() {
@@ -150,5 +152,41 @@ export const mediaSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage,
         expect(JSON.stringify(results[1])).toContain("unknown_media")
         refused(yield* Effect.exit(as(variants.create(lamp.id, { sku: "LAMP-1", attributes: { image: entry(theirs.id) } }))))
         expect((yield* as(variants.create(lamp.id, { sku: "LAMP-2", attributes: { image: entry(ours) } }))).attributes).toEqual({ image: entry(ours) })
+      }))
+
+    it.effect("detaches, deletes and patches media once under concurrent writes, never putting detached media back", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const library = yield* MediaLibrary
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        const upload = as(library.upload(lamp.id, parts(file("bytes"))))
+
+        const patched = yield* upload
+        const changes = yield* racedChanges(organization.id, "media.association_updated", [
+          as(library.update(lamp.id, patched.id, { alt: "Lit" })),
+          as(library.update(lamp.id, patched.id, { position: 7 }))
+        ])
+        expect(changes).toEqual(['["alt"]', '["position"]'])
+        expect(yield* as(library.get(patched.id))).toMatchObject({ alt: "Lit", position: 7 })
+
+        const detached = yield* upload
+        expect(yield* raced(as(library.detach(lamp.id, detached.id)))).toEqual(ONE_DELETION)
+        expect(yield* eventCount(organization.id, "media.detached")).toBe(1)
+        const deleted = yield* upload
+        expect(yield* raced(as(library.remove(deleted.id)))).toEqual(ONE_DELETION)
+        expect(yield* eventCount(organization.id, "media.deleted")).toBe(1)
+
+        // A patch that read the media before a detachment committed must not attach it again.
+        for (let round = 0; round < 4; round++) {
+          const m = yield* upload
+          yield* Effect.all([
+            Effect.exit(as(library.update(lamp.id, m.id, { alt: `Round ${round}` }))),
+            as(library.detach(lamp.id, m.id))
+          ], { concurrency: "unbounded" })
+          expect((yield* as(library.get(m.id))).productId).toBe(null)
+        }
       }))
   })
