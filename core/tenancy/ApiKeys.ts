@@ -81,6 +81,7 @@ export const makeApiKeys = Effect.gen(function*() {
   const rename = (id: string, { expiresAt, name }: RenameApiKey) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("api_key", [id])
         const at = yield* now
         const before = yield* repo.findById(organizationId, id)
         if (Option.isNone(before)) return yield* new NotFound({ entity: "api key", id })

@@ -16,7 +16,7 @@ import { OrganizationRepository } from "../../core/tenancy/OrganizationRepositor
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { UserRepository } from "../../core/tenancy/UserRepository.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
-import { outcomeOf, schemaFixture, val } from "../support/CatalogFixtures.js"
+import { eventCount, ONE_DELETION, outcomeOf, raced, schemaFixture, val } from "../support/CatalogFixtures.js"
 
 const eventsOf = (organizationId: string) =>
   Effect.gen(function*() {
@@ -235,5 +235,18 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const other = yield* Effect.exit(Effect.provideService(organizations.delete(b.organization.id, b.organization.slug), CurrentTenant, a.tenant))
       assert(Exit.isFailure(other))
       expect(JSON.stringify(other.cause)).toContain("NotFound")
+    }))
+
+  it.effect("revokes an API key once under concurrent revocations, and records a rename once when several send it", () =>
+    Effect.gen(function*() {
+      const { organization, tenant } = yield* newTenant
+      const keys = yield* ApiKeys
+      const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+      const revoked = yield* as(keys.create({ name: "ci" }))
+      expect(yield* raced(as(keys.revoke(revoked.id)))).toEqual(ONE_DELETION)
+      expect(yield* eventCount(organization.id, "api_key.revoked")).toBe(1)
+      const renamed = yield* as(keys.create({ name: "deploy" }))
+      expect(yield* raced(as(keys.rename(renamed.id, { name: "release" })))).toEqual(Array(6).fill("ok"))
+      expect(yield* eventCount(organization.id, "api_key.updated")).toBe(1)
     }))
 })
