@@ -86,6 +86,7 @@ export const makeConnectors = Effect.gen(function*() {
   const update = (id: string, input: UpdateConnector) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("connector", [id])
         const before = yield* Effect.flatMap(repo.findById(organizationId, id), found(id))
         const events = input.config?.events
         const changed: Array<string> = []

@@ -16,7 +16,7 @@ import { OrganizationRepository } from "../../core/tenancy/OrganizationRepositor
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { UserRepository } from "../../core/tenancy/UserRepository.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
-import { eventCount, ONE_DELETION, outcomeOf, raced, schemaFixture, val } from "../support/CatalogFixtures.js"
+import { eventCount, ONE_DELETION, outcomeOf, raced, racedChanges, schemaFixture, val } from "../support/CatalogFixtures.js"
 
 const eventsOf = (organizationId: string) =>
   Effect.gen(function*() {
@@ -248,5 +248,21 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const renamed = yield* as(keys.create({ name: "deploy" }))
       expect(yield* raced(as(keys.rename(renamed.id, { name: "release" })))).toEqual(Array(6).fill("ok"))
       expect(yield* eventCount(organization.id, "api_key.updated")).toBe(1)
+    }))
+
+  it.effect("keeps every one of concurrent patches of a connector, each recording only what it changed, and deletes it once", () =>
+    Effect.gen(function*() {
+      const { organization, tenant } = yield* newTenant
+      const connectors = yield* Connectors
+      const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+      const installed = yield* as(connectors.install({ type: "headless", name: "Shop", config: { destination_url: "https://hooks.example.com/pim", secret: "connector-race-secret-0123456789" } }))
+      const changes = yield* racedChanges(organization.id, "connector.updated", [
+        as(connectors.update(installed.id, { name: "Storefront" })),
+        as(connectors.update(installed.id, { config: { events: ["product.created"] } }))
+      ])
+      expect(changes).toEqual(['["config.events"]', '["name"]'])
+      expect(yield* as(connectors.get(installed.id))).toMatchObject({ name: "Storefront", config: { events: ["product.created"] } })
+      expect(yield* raced(as(connectors.remove(installed.id)))).toEqual(ONE_DELETION)
+      expect(yield* eventCount(organization.id, "connector.deleted")).toBe(1)
     }))
 })
