@@ -265,4 +265,18 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(yield* raced(as(connectors.remove(installed.id)))).toEqual(ONE_DELETION)
       expect(yield* eventCount(organization.id, "connector.deleted")).toBe(1)
     }))
+
+  it.effect("keeps every one of concurrent patches of the organization, settings merged into what the others wrote", () =>
+    Effect.gen(function*() {
+      const { organization, tenant } = yield* newTenant
+      const organizations = yield* Organizations
+      const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+      const changes = yield* racedChanges(organization.id, "organization.updated", [
+        as(organizations.updateCurrent({ name: "Renamed" })),
+        as(organizations.updateCurrent({ settings: { default_locale: "de" } })),
+        as(organizations.updateCurrent({ settings: { default_channel: "web" } }))
+      ])
+      expect(changes).toEqual(['["name"]', '["settings"]', '["settings"]'])
+      expect(yield* as(organizations.current)).toMatchObject({ name: "Renamed", settings: { default_locale: "de", default_channel: "web" } })
+    }))
 })
