@@ -71,7 +71,8 @@ export const makeFamilies = Effect.gen(function*() {
   const attributes = yield* AttributeRepository
   const crypto = yield* Crypto
   const events = yield* EventLog
-  const tenant = tenantTransaction(yield* UnitOfWork)
+  const uow = yield* UnitOfWork
+  const tenant = tenantTransaction(uow)
   const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 
@@ -189,6 +190,7 @@ export const makeFamilies = Effect.gen(function*() {
   const update = (id: string, input: UpdateFamily) =>
     tenant((organizationId) =>
       Effect.gen(function*() {
+        yield* uow.lock("family", [id])
         const before = yield* find(organizationId, id)
         yield* keepUnchanged([["code", input.code, before.code], ["entityKind", input.entityKind, before.entityKind]])
         const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined && !sameJson(input[k], before[k]))
@@ -255,6 +257,7 @@ export const makeFamilies = Effect.gen(function*() {
       const override = yield* requestedOverride(input.requirementOverride, input.isRequiredOverride)
       return yield* tenant((organizationId) =>
         Effect.gen(function*() {
+          yield* uow.lock("family", [familyId])
           yield* find(organizationId, familyId)
           const before = (yield* repo.entries(organizationId, familyId)).find((e) => e.attributeId === attributeId)
           if (before === undefined) return yield* new NotFound({ entity: "family attribute", id: attributeId })

@@ -18,6 +18,7 @@ import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { OrganizationRepository } from "../../core/tenancy/OrganizationRepository.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { racedChanges } from "../support/CatalogFixtures.js"
 
 // Tables of this suite standing in for the catalog tables to come: two hold product
 // attribute values (like products and variants), one references families (like products).
@@ -414,6 +415,28 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(exits.filter(Exit.isFailure).map(failureTag)).toEqual(Array(5).fill("NotFound"))
         const names = (yield* eventsOf(tenant.organizationId)).map((e) => e.name)
         expect(names.filter((n) => n === "family.deleted").length).toBe(1)
+      }))
+
+    it.effect("keeps every one of concurrent patches of a family and of an attachment, each recording only what it changed", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const families = yield* Families
+        const run = inTenant(tenant)
+        const fam = yield* run(families.create({ code: "patched", label: { en: "Patched" } }))
+        const familyChanges = yield* racedChanges(tenant.organizationId, "family.updated", [
+          run(families.update(fam.id, { label: { en: "Shoes" } })),
+          run(families.update(fam.id, { description: "Footwear" }))
+        ])
+        expect(familyChanges).toEqual(['["description"]', '["label"]'])
+        expect(yield* run(families.get(fam.id))).toMatchObject({ label: { en: "Shoes" }, description: "Footwear" })
+
+        const a = yield* run((yield* Attributes).create({ code: "sole", label: { en: "Sole" }, type: "text" }))
+        yield* run(families.attach(fam.id, { attributeId: a.id }))
+        const attachmentChanges = yield* racedChanges(tenant.organizationId, "family_attribute.updated", [
+          run(families.updateAttachment(fam.id, a.id, { position: 3 })),
+          run(families.updateAttachment(fam.id, a.id, { requirementOverride: "required" }))
+        ])
+        expect(attachmentChanges).toEqual(['["position"]', '["requirementOverride"]'])
       }))
 
     it.effect("an organization's deletion cascades through families still referenced by its records", () =>
