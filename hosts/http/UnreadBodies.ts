@@ -6,11 +6,12 @@ import type { IncomingMessage } from "node:http"
 /** The most of a refused upload read and dropped so that its connection stays open. */
 const DRAINED_BYTES = 1024 * 1024
 /**
- * The most of a body refused as too large (413) that is read and dropped before the answer:
- * enough for a JSON body or an upload somewhat over its limit. Closing the connection while
- * the client still sends makes its next write fail (EPIPE) before it reads the 413.
+ * The most of a body refused as too large (413) that is read and dropped before the answer
+ * (within the 2 s of `drained`): room for a file several times the upload limit, as a client
+ * posting one as a form declares it. Closing the connection while the client still sends
+ * makes its next write fail (EPIPE) before it reads the 413.
  */
-const DRAINED_OVERSIZED_BYTES = 128 * 1024 * 1024
+const DRAINED_OVERSIZED_BYTES = 1024 * 1024 * 1024
 
 /**
  * Reads the rest of the body and drops it; true once it has ended. Gives up (false) after
@@ -52,7 +53,7 @@ const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
  * before it reads the answer. A small body (up to 1 MiB declared) is read to its end and
  * dropped, then answered on a connection that stays open; anything larger, or slower than
  * 2 s, is answered with `Connection: close`. A 413 always closes the connection, after reading
- * and dropping a declared body of up to 128 MiB (for at most 2 s) so that the client gets to
+ * and dropping a declared body of up to 1 GiB (for at most 2 s) so that the client gets to
  * read it. A pre-response handler sees every response,
  * those made from typed failures too.
  */

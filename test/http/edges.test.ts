@@ -195,6 +195,29 @@ describe("the error envelope at the edges", () => {
     expect(received()).toContain("FST_ERR_CTP_BODY_TOO_LARGE")
   })
 
+  it("reads an upload declared far over the limit before its 413, so a client sending a large file hears the answer", async () => {
+    const t = await host.tenant()
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "oversized", label: { en: "Oversized" } } })
+    const lamp = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Lamp" } })
+    // A client posting a 256 MiB file as FormData: closing at once made its write fail with EPIPE.
+    const megabytes = 256
+    const { url, socket, received, closed } = rawConnection()
+    socket.write([
+      `POST /v1/products/${lamp.json.id}/media HTTP/1.1`, `host: ${url.host}`, `authorization: Bearer ${t.apiKey}`,
+      "content-type: multipart/form-data; boundary=big", `content-length: ${megabytes * 1024 * 1024}`, "", ""
+    ].join("\r\n"))
+    const megabyte = Buffer.alloc(1024 * 1024, 0x20)
+    socket.write(megabyte)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect([received(), socket.destroyed]).toEqual(["", false])
+    for (let i = 1; i < megabytes && !socket.destroyed; i++) {
+      if (!socket.write(megabyte)) await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), closed])
+    }
+    await closed
+    expect(received()).toMatch(/^HTTP\/1\.1 413 /)
+    expect(received()).toContain("FST_ERR_CTP_BODY_TOO_LARGE")
+  })
+
   it("answers a refused body whose rest does not come within 2 s, closing the connection", async () => {
     const { url, socket, received, closed } = rawConnection()
     // A 415 of 1000 bytes declared, of which 10 are sent: it waited for the rest forever, and
