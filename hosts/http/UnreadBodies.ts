@@ -3,15 +3,13 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect } from "effect"
 import type { IncomingMessage } from "node:http"
 
-/** The most of a refused upload read and dropped so that its connection stays open. */
-const DRAINED_BYTES = 1024 * 1024
 /**
- * The most of a body refused as too large (413) that is read and dropped before the answer
- * (within the 2 s of `drained`): room for a file several times the upload limit, as a client
- * posting one as a form declares it. Closing the connection while the client still sends
- * makes its next write fail (EPIPE) before it reads the 413.
+ * The most of a refused body that is read and dropped before the answer (within the 2 s of
+ * `drained`): room for a file several times the upload limit, as a client posting one as a
+ * form declares it. Closing the connection while the client still sends makes its next write
+ * fail (EPIPE) before it reads the answer.
  */
-const DRAINED_OVERSIZED_BYTES = 1024 * 1024 * 1024
+const DRAINED_BYTES = 1024 * 1024 * 1024
 
 /**
  * Reads the rest of the body and drops it; true once it has ended. Gives up (false) after
@@ -37,7 +35,7 @@ const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
   const declared = Number(request.headers["content-length"] ?? Number.NaN)
   if (response.status === 413) {
     // Answered on a closed connection however it ends; read first so that the client hears it.
-    return incoming.complete || !(declared <= DRAINED_OVERSIZED_BYTES) ? close : Effect.zipRight(drained(incoming), close)
+    return incoming.complete || !(declared <= DRAINED_BYTES) ? close : Effect.zipRight(drained(incoming), close)
   }
   if (response.status < 400 || incoming.complete) return Effect.succeed(response)
   if (!(declared <= DRAINED_BYTES)) return close
@@ -50,8 +48,8 @@ const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
  * sent to a route that does not exist. Node reads no further request
  * on a connection whose body it has not reached the end of, so a client reusing it would wait
  * forever, and closing it while the client still sends makes the client's next write fail
- * before it reads the answer. A small body (up to 1 MiB declared) is read to its end and
- * dropped, then answered on a connection that stays open; anything larger, or slower than
+ * before it reads the answer. A body declared up to 1 GiB is read to its end and dropped,
+ * then answered on a connection that stays open; anything larger, streamed, or slower than
  * 2 s, is answered with `Connection: close`. A 413 always closes the connection, after reading
  * and dropping a declared body of up to 1 GiB (for at most 2 s) so that the client gets to
  * read it. A pre-response handler sees every response,

@@ -302,7 +302,7 @@ describe("media over HTTP", () => {
     expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
   })
 
-  it("answers a small refused upload on a connection that stays open, and a larger one with Connection: close", async () => {
+  it("answers a refused upload, small or of many megabytes, after reading it, on a connection that stays open", async () => {
     const t = await host.tenant()
     const lamp = await product(t)
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
@@ -335,9 +335,10 @@ describe("media over HTTP", () => {
     answers.push(await send(`/v1/products/${lamp}/media`, [["colour", "red"], file(300_000)]))
     expect(answers.map((a) => [a.status, a.connection])).toEqual([...Array.from({ length: 5 }, () => [404, "keep-alive"]), [422, "keep-alive"]])
     expect(answers.slice(1).every((a) => a.reused)).toBe(true)
-    const large = await send(`/v1/products/${missing}/media`, [file(2 * 1024 * 1024)]).catch((e: NodeJS.ErrnoException) => ({ status: e.code, connection: "" }))
-    // Either the answer arrives with Connection: close, or the server closed before the client finished sending.
-    expect([[404, "close"], ["EPIPE", ""], ["ECONNRESET", ""]]).toContainEqual([large.status, large.connection])
+    // Answered at once and closed, a client still sending a file of a few megabytes failed
+    // with EPIPE instead of reading the 404.
+    const large = await send(`/v1/products/${missing}/media`, [file(24 * 1024 * 1024)])
+    expect([large.status, large.connection, large.reused]).toEqual([404, "keep-alive", true])
     const ok = await send(`/v1/products/${lamp}/media`, [file(1000)])
     expect(ok.status).toBe(201)
     agent.destroy()
