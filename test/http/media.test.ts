@@ -221,6 +221,18 @@ describe("media over HTTP", () => {
     }
   })
 
+  it("takes a file of any type, application/json too, and serves it back with that type", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Typed")
+    for (const type of ["application/json", "text/plain", "application/pdf", "image/svg+xml"]) {
+      const bytes = new TextEncoder().encode(`{"type": "${type}"}`)
+      const r = await upload(t, lamp, [["file", new Blob([bytes], { type }), "data.bin"]])
+      expect([type, r.status, r.json?.contentType, r.json?.size]).toEqual([type, 201, type, bytes.length])
+      const content = await fetch(host.baseUrl + r.json.url, { headers: { authorization: `Bearer ${t.apiKey}` } })
+      expect([content.headers.get("content-type"), new Uint8Array(await content.arrayBuffer())]).toEqual([type, bytes])
+    }
+  })
+
   it("reads raw UTF-8 names after a preamble, takes an epilogue, strips directories and cuts long names at whole characters", async () => {
     const t = await host.tenant()
     const lamp = await product(t, "Raw")

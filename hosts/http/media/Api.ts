@@ -19,7 +19,9 @@ export const UploadForm = HttpApiSchema.MultipartStream(
     position: Schema.optional(Schema.String)
   }),
   // The parser counts a few bytes past the file's own; the blob store enforces the exact limit.
-  { maxParts: Option.some(16), maxFileSize: Option.some(MAX_MEDIA_BYTES + 64 * 1024) }
+  // A part with a file name is a file whatever its type: the parser would read an
+  // `application/json` file as a text field.
+  { maxParts: Option.some(16), maxFileSize: Option.some(MAX_MEDIA_BYTES + 64 * 1024), fieldMimeTypes: [] }
 )
 
 /** The bytes of a media file, with its stored content type. */
