@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Clock, Effect, Layer, Ref, Schedule, Schema } from "effect"
 import { mkdirSync } from "node:fs"
@@ -48,9 +49,12 @@ export const client = (filename: string) =>
   ).pipe(
     Layer.provideMerge(
       Layer.unwrapEffect(
-        Effect.sync(() => {
-          if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
-          return SqliteClient.layer({ filename, transformQueryNames: camelToSnake, transformResultNames: snakeToCamel })
+        Effect.try({
+          try: () => {
+            if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
+            return SqliteClient.layer({ filename, transformQueryNames: camelToSnake, transformResultNames: snakeToCamel })
+          },
+          catch: (cause) => new SqlError({ cause, message: `cannot create the folder of ${filename}` })
         })
       )
     )

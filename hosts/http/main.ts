@@ -1,12 +1,13 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Fiber, Layer, Logger, LogLevel } from "effect"
+import { Cause, Console, Effect, Exit, Fiber, Layer, Logger, LogLevel, Option } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { loadConfig } from "./Config.js"
 import { envelope } from "./Errors.js"
 import { makeInFlight } from "./InFlight.js"
 import { makeNodeServer } from "./NodeServer.js"
 import { server } from "./Server.js"
+import { describeStartupFailure, ensureDataDir } from "./Startup.js"
 
 const LOG_LEVELS = {
   trace: LogLevel.Trace,
@@ -37,15 +38,22 @@ const attached = (event: string | symbol) => {
 nodeServer.on("request", starting)
 nodeServer.on("newListener", attached)
 
+/** Stops start-up with one line for the operator. */
+const refuse = (line: string) => Console.error(line).pipe(Effect.zipRight(Effect.sync(() => { process.exitCode = 1 })))
+
 const main = Effect.gen(function*() {
   const config = yield* loadConfig
+  yield* ensureDataDir(config.dataDir)
   const http = NodeHttpServer.layer(() => nodeServer, { port: config.port, host: config.host })
   return yield* Layer.launch(server(config, inFlight.track).pipe(HttpServer.withLogAddress, Layer.provide(http))).pipe(
-    Logger.withMinimumLogLevel(LOG_LEVELS[config.logLevel])
+    Logger.withMinimumLogLevel(LOG_LEVELS[config.logLevel]),
+    // A database that cannot be reached or an address already taken is the operator's to fix:
+    // say which variable in one line. Anything else keeps its trace (printed below).
+    Effect.catchAllCause((cause) =>
+      Option.match(describeStartupFailure(cause, config), { onNone: () => Effect.failCause(cause), onSome: refuse })
+    )
   )
-}).pipe(
-  Effect.catchAll((line) => Console.error(line).pipe(Effect.zipRight(Effect.sync(() => { process.exitCode = 1 }))))
-)
+}).pipe(Effect.catchIf((e): e is string => typeof e === "string", refuse))
 
 const fiber = Effect.runFork(main)
 

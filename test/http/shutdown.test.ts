@@ -1,26 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { freePort } from "../support/Ports.js"
 import { persistentTestDatabase, type TestDatabase } from "../support/TestDatabase.js"
 
 const root = resolve(import.meta.dirname, "../..")
 
 const idOf = Schema.decodeUnknownSync(Schema.Struct({ id: Schema.String }), { onExcessProperty: "ignore" })
 const idOfJson = (json: unknown) => idOf(json).id
-
-const freePort = () =>
-  new Promise<number>((done) => {
-    const srv = createServer()
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address()
-      srv.close(() => done(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 const dirs: Array<string> = []
 const databases: Array<TestDatabase> = []

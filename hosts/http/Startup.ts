@@ -1,0 +1,43 @@
+import { Cause, Effect, Option } from "effect"
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import type { HostConfig } from "./Config.js"
+
+/** The last error of a chain of causes: the driver's or the system's own words. */
+const rootMessage = (error: unknown): string => {
+  let current = error
+  for (let depth = 0; depth < 10 && current instanceof Error && current.cause !== undefined; depth++) current = current.cause
+  return current instanceof Error ? current.message : String(current)
+}
+
+/** An Effect error's tag; better-sqlite3 throws its `SqliteError` (a defect) when the file cannot be opened. */
+const tagOf = (error: unknown): unknown =>
+  error instanceof Error && error.name === "SqliteError"
+    ? "SqlError"
+    : typeof error === "object" && error !== null && "_tag" in error
+    ? error._tag
+    : undefined
+
+/**
+ * One line naming the variable behind a start that failed on the outside world (a database
+ * that cannot be opened or reached, an address that cannot be listened on), for the operator;
+ * none for anything else, which is a bug and keeps its trace.
+ */
+export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: HostConfig): Option.Option<string> => {
+  for (const error of [...Cause.failures(cause), ...Cause.defects(cause)]) {
+    switch (tagOf(error)) {
+      case "SqlError":
+        return Option.some(`cannot start: DATABASE_URL: the database cannot be used (${rootMessage(error)})`)
+      case "ServeError":
+        return Option.some(`cannot start: HOST, PORT: cannot listen on ${config.host}:${config.port} (${rootMessage(error)})`)
+    }
+  }
+  return Option.none()
+}
+
+/** The blob store's folder, made at start so that an unusable `CATALOG_DATA_DIR` stops it instead of failing uploads. */
+export const ensureDataDir = (dataDir: string) =>
+  Effect.try({
+    try: () => mkdirSync(join(dataDir, "blobs"), { recursive: true }),
+    catch: (error) => `cannot start: CATALOG_DATA_DIR: cannot use ${dataDir} (${rootMessage(error)})`
+  })

@@ -1,0 +1,73 @@
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { freePort } from "../support/Ports.js"
+
+const root = resolve(import.meta.dirname, "../..")
+const dir = mkdtempSync(join(tmpdir(), "catalog-startup-"))
+const aFile = join(dir, "a-file")
+writeFileSync(aFile, "")
+const servers: Array<Server> = []
+afterAll(() => {
+  servers.forEach((s) => s.close())
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** A port something already listens on. */
+const listening = () =>
+  new Promise<number>((done) => {
+    const srv = createServer()
+    servers.push(srv)
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address()
+      done(typeof address === "object" && address !== null ? address.port : 0)
+    })
+  })
+
+/** Starts the host as `npm start` does and answers how it ended and what it printed. */
+const start = (env: Record<string, string>) =>
+  new Promise<{ code: number | null; output: string }>((done) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+      cwd: root,
+      env: { ...process.env, HOST: "127.0.0.1", DATABASE_URL: "sqlite::memory:", CATALOG_DATA_DIR: dir, LOG_LEVEL: "error", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()))
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      done({ code, output })
+    })
+  })
+
+describe("start-up on an unusable database, address or data folder", () => {
+  it("stops with one line naming the variable, not a trace", async () => {
+    const taken = await listening()
+    const [pgDown, ...free] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])
+    const runs = await Promise.all([
+      start({ PORT: String(free[0]), DATABASE_URL: `postgres://postgres@127.0.0.1:${pgDown}/catalog` }),
+      start({ PORT: String(free[1]), DATABASE_URL: `sqlite:${join(aFile, "catalog.db")}` }),
+      start({ PORT: String(free[2]), DATABASE_URL: `sqlite:${dir}` }),
+      start({ PORT: String(taken) }),
+      start({ PORT: String(free[3]), CATALOG_DATA_DIR: aFile })
+    ])
+    const expected = [
+      /^cannot start: DATABASE_URL: the database cannot be used \(connect ECONNREFUSED .+\)$/,
+      /^cannot start: DATABASE_URL: the database cannot be used \(EEXIST.+\)$/,
+      /^cannot start: DATABASE_URL: the database cannot be used \(unable to open database file\)$/,
+      /^cannot start: HOST, PORT: cannot listen on 127\.0\.0\.1:\d+ \(listen EADDRINUSE.+\)$/,
+      /^cannot start: CATALOG_DATA_DIR: cannot use .+ \(ENOTDIR.+\)$/
+    ]
+    runs.forEach(({ code, output }, i) => {
+      expect(code).toBe(1)
+      const lines = output.trim().split("\n")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(expected[i]!)
+    })
+  }, 60_000)
+})
