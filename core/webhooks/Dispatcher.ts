@@ -9,6 +9,7 @@ import { Crypto } from "../shared/Crypto.js"
 import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { deliver } from "./Deliver.js"
+import { makeFailureStreak } from "./FailureStreak.js"
 import { WebhookSender } from "./WebhookSender.js"
 
 export interface DispatcherOptions {
@@ -19,6 +20,8 @@ export interface DispatcherOptions {
   readonly batchSize?: number
   /** Organizations served at once; each organization's events go out one after the other. */
   readonly concurrency?: number
+  /** The longest wait between attempts while events cannot be claimed (the first is `pollInterval`); 30 s by default. */
+  readonly maxRetryWait?: Duration.DurationInput
 }
 
 /**
@@ -90,10 +93,18 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
 
     // Claims are renewed well before they run out, so no other dispatcher takes over an
     // organization this live process is still serving.
-    const heartbeat = Effect.sleep(Duration.millis(leaseMillis / 3)).pipe(
+    const renewEvery = Duration.millis(leaseMillis / 3)
+    const renewing = yield* makeFailureStreak("renewing webhook event claims", renewEvery, renewEvery)
+    const heartbeat = Effect.sleep(renewEvery).pipe(
       Effect.zipRight(Effect.flatMap(leaseUntil, ({ until }) => uow.system(outbox.renew(holder, until)))),
-      Effect.catchAllCause((cause) => Effect.logError("webhook dispatcher could not renew its claims", cause)),
+      Effect.zipRight(renewing.succeeded),
+      Effect.catchAllCause(renewing.failed),
       Effect.forever
+    )
+    const claiming = yield* makeFailureStreak(
+      "claiming webhook events",
+      pollInterval,
+      options.maxRetryWait ?? Duration.seconds(30)
     )
 
     // Each claimed organization is served on a fiber of its own, so a slow receiver holds up
@@ -121,17 +132,17 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
           Effect.ensuring(signal.wake)
         )
       const claimed = fibers.withPermits(1)(Effect.flatMap(leaseUntil, ({ now, until }) => uow.system(outbox.claim(holder, now, until, batchSize))))
+      // While claims fail (the database is down), the wait between attempts doubles.
       const step = Effect.gen(function*() {
         const events = yield* claimed
+        yield* claiming.succeeded
         if (events.length === 0) return yield* signal.sleep(pollInterval)
         for (const [id, ofOrganization] of Object.entries(Arr.groupBy(events, (e) => e.organizationId))) {
           yield* Effect.forkScoped(serve(id, ofOrganization))
         }
       }).pipe(
         Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(Effect.sleep(pollInterval)))
+          Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.flatMap(claiming.failed(cause), Effect.sleep)
         )
       )
       return yield* Effect.forever(step)

@@ -1,7 +1,7 @@
 import { verify } from "@octokit/webhooks-methods"
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, type Layer, Schema, TestClock, TestServices } from "effect"
+import { Array as Arr, Cause, Deferred, Effect, Exit, Fiber, type Layer, Logger, LogLevel, Schema, TestClock, TestServices } from "effect"
 import { IntColumn } from "../../adapters/sql/Columns.js"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
@@ -356,6 +356,60 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(receiver.received.filter((r) => r.path === "/failing")).toHaveLength(1)
           expect(receiver.received.some((r) => r.path === "/elsewhere")).toBe(false)
         }))))
+
+    it.effect("waits longer after each failed claim while the outbox cannot be claimed, logs the outage in full once, and delivers once it is back", () =>
+      withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          const sql = yield* SqlClient.SqlClient
+          yield* install(tenant, receiver.url("/hook"), ["brand.*"])
+          yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          const logs: Array<{ readonly level: LogLevel.LogLevel; readonly text: string; readonly cause: Cause.Cause<unknown> }> = []
+          const capture = Logger.make(({ cause, logLevel, message }) => {
+            logs.push({ level: logLevel, text: Arr.ensure(message).map(String).join(" "), cause })
+          })
+          const claimFailures = () => logs.filter((l) => l.text.startsWith("claiming webhook events failed"))
+          // Lets the dispatcher's database work, which runs in real time, finish after each tick.
+          const tick = Effect.zipRight(TestClock.adjust("1 second"), TestServices.provideLive(Effect.sleep("20 millis")))
+
+          // The database refuses every claim, as it does while it is down or read-only.
+          yield* sql.onDialectOrElse({
+            pg: () =>
+              Effect.zipRight(
+                sql.unsafe(`CREATE FUNCTION refuse_claims() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'claims refused'; END $$`),
+                sql.unsafe(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION refuse_claims()`)
+              ),
+            orElse: () => sql.unsafe(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'claims refused'); END`)
+          }).pipe(Effect.orDie)
+          yield* Effect.forkScoped(runDispatcher({ pollInterval: "1 second", maxRetryWait: "8 seconds" })).pipe(
+            Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+          )
+          for (let i = 0; i < 60; i++) yield* tick
+
+          const failures = claimFailures()
+          // Attempts at 0, 1, 3, 7, 15, 23, ... s instead of one a second.
+          expect(failures.length).toBeGreaterThanOrEqual(5)
+          expect(failures.length).toBeLessThanOrEqual(10)
+          expect(failures[0]?.level).toBe(LogLevel.Error)
+          expect(Cause.isEmpty(failures[0]?.cause ?? Cause.empty)).toBe(false)
+          for (const later of failures.slice(1)) {
+            expect(later.level).toBe(LogLevel.Warning)
+            expect(Cause.isEmpty(later.cause)).toBe(true)
+            expect(later.text).toContain("claims refused")
+            expect(later.text).not.toContain("\n")
+          }
+          expect(failures.slice(1, 5).map((l) => l.text.replace(/.*next attempt in /, ""))).toEqual(["2s", "4s", "8s", "8s"])
+          expect(receiver.received.filter((r) => r.path === "/hook")).toEqual([])
+
+          yield* sql.onDialectOrElse({
+            pg: () => Effect.zipRight(sql.unsafe(`DROP TRIGGER refuse_claims ON events`), sql.unsafe(`DROP FUNCTION refuse_claims()`)),
+            orElse: () => sql.unsafe(`DROP TRIGGER refuse_claims`)
+          }).pipe(Effect.orDie)
+          for (let i = 0; i < 20 && !receiver.received.some((r) => r.path === "/hook"); i++) yield* tick
+          expect(receiver.received.filter((r) => r.path === "/hook").map((r) => r.headers["x-service-event"])).toEqual(["brand.created"])
+          expect(logs.filter((l) => l.text.startsWith("claiming webhook events works again")).map((l) => l.level)).toEqual([LogLevel.Info])
+        }).pipe(Effect.scoped)))
 
     it.effect("deleting an organization leaves no connectors or deliveries, and its tombstone is marked dispatched", () =>
       TestServices.provideLive(withReceiver((receiver) =>
