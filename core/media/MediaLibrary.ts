@@ -107,6 +107,8 @@ export const makeMediaLibrary = Effect.gen(function*() {
         return yield* uow.tenant(
           organizationId,
           Effect.gen(function*() {
+            // Uploads to one product wait for each other, so each default position is one past the last.
+            yield* uow.lock("product", [productId])
             yield* requireProduct(products, organizationId, productId)
             const at = yield* now
             const media = new Media({

@@ -92,6 +92,20 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
         expect((yield* as(library.upload(lamp.id, parts(file("after"))))).position).toBe(2147483647)
       }))
 
+    it.effect("gives uploads sent to one product at the same time one position each, in a row", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const library = yield* MediaLibrary
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const lamp = yield* as((yield* Products).create({ familyId: family.id, name: "Lamp" }))
+        const uploads = yield* Effect.all(
+          Array.from({ length: 6 }, (_, i) => as(library.upload(lamp.id, parts(file(`shot ${i}`))))),
+          { concurrency: "unbounded" }
+        )
+        expect(uploads.map((m) => m.position).sort()).toEqual([0, 1, 2, 3, 4, 5])
+      }))
+
     it.effect("keeps nothing when the upload is refused, and bulk deletion removes the bytes too", () =>
       Effect.gen(function*() {
         const { organization, tenant } = yield* newTenant
