@@ -206,6 +206,25 @@ describe("API keys", () => {
     expect(listed.status).toBe("revoked")
   })
 
+  it("renames a revoked or expired key, which stays refused, and revokes an expired one", async () => {
+    const t = await host.tenant()
+    const revoked = (await t.sreq("POST", "/v1/api-keys", { body: { name: "old ci" } })).json
+    expect((await t.sreq("POST", `/v1/api-keys/${revoked.id}/revoke`)).status).toBe(200)
+    const renamed = await t.sreq("PATCH", `/v1/api-keys/${revoked.id}`, { body: { name: "old ci (retired)" } })
+    expect(renamed.status).toBe(200)
+    expect(renamed.json).toMatchObject({ name: "old ci (retired)", status: "revoked", revokedAt: expect.any(String) })
+    expect((await host.request("GET", "/v1/me", { auth: revoked.key })).status).toBe(401)
+
+    const expiring = (await t.sreq("POST", "/v1/api-keys", { body: { name: "short", expiresAt: new Date(Date.now() + 1000).toISOString() } })).json
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const expiredRename = await t.sreq("PATCH", `/v1/api-keys/${expiring.id}`, { body: { name: "short (lapsed)" } })
+    expect(expiredRename.json).toMatchObject({ name: "short (lapsed)", status: "expired", revokedAt: null })
+    const revokedAfterExpiry = await t.sreq("POST", `/v1/api-keys/${expiring.id}/revoke`)
+    expect(revokedAfterExpiry.json).toMatchObject({ status: "revoked", revokedAt: expect.any(String) })
+    expect((await t.sreq("POST", `/v1/api-keys/${expiring.id}/revoke`)).status).toBe(404)
+    expect((await host.request("GET", "/v1/me", { auth: expiring.key })).status).toBe(401)
+  })
+
   it("refuses an expiry in the past", async () => {
     const t = await host.tenant()
     const r = await t.sreq("POST", "/v1/api-keys", { body: { name: "old", expiresAt: "2001-01-01T00:00:00Z" } })
