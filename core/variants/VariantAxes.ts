@@ -18,13 +18,17 @@ export const missingAxes = (axes: ReadonlyArray<FamilyAttribute>, values: Attrib
 /**
  * The variant's combination of axis values as one comparable text: entries of each axis in a
  * fixed order. Null when the family has no axes (then nothing is compared).
+ *
+ * Axes are named by attribute id, not code: the database keeps the key a variant was last
+ * written with, and an attribute renamed, or deleted and made again under its code, must not
+ * make that old key stand for another combination.
  */
 export const axisKey = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeValues): string | null => {
   if (axes.length === 0) return null
   const scoped = (e: { readonly locale: string | null; readonly channel: string | null }) => `${e.locale ?? ""}\u0000${e.channel ?? ""}`
   return canonicalJson(
-    axes.map((a) => [
-      a.code,
+    [...axes].sort((a, b) => (a.attributeId < b.attributeId ? -1 : a.attributeId > b.attributeId ? 1 : 0)).map((a) => [
+      a.attributeId,
       [...(entriesOf(values, a.code) ?? [])].sort((x, y) => scoped(x).localeCompare(scoped(y))).map((e) => [e.locale, e.channel, e.value])
     ])
   )

@@ -4,6 +4,7 @@ import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { AuditLog } from "../../core/events/AuditLog.js"
 import { Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
+import { Families } from "../../core/schema/Families.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Variants } from "../../core/variants/Variants.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
@@ -152,6 +153,26 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         const colour = (yield* as((yield* Attributes).list("product"))).find((a) => a.code === "colour")
         assert(colour !== undefined)
         expect(yield* as((yield* Attributes).usage(colour.id))).toMatchObject({ products: 0, variants: 3, total: 3 })
+      }))
+
+    it.effect("compares a combination with the axes as they are now, after an axis was deleted and made again under its code", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const attributes = yield* Attributes
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("size", { isVariantAxis: true }), attr("colour", { isVariantAxis: true })])
+        const shirt = yield* as((yield* Products).create({ familyId: family.id, name: "Shirt" }))
+        yield* as(variants.create(shirt.id, { sku: "OLD", attributes: { size: entry("M"), colour: entry("red") } }))
+        const colour = (yield* as(attributes.list("product"))).find((a) => a.code === "colour")
+        assert(colour !== undefined)
+        yield* as(attributes.delete(colour.id))
+        const again = yield* as(attributes.create(attr("colour", { isVariantAxis: true })))
+        yield* as((yield* Families).attach(family.id, { attributeId: again.id }))
+        // OLD lost its colour with the first attribute: red and M is a new combination.
+        const fresh = yield* as(variants.create(shirt.id, { sku: "NEW", attributes: { size: entry("M"), colour: entry("red") } }))
+        expect(fresh.attributes).toEqual({ size: entry("M"), colour: entry("red") })
+        failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "DUP", attributes: { size: entry("M"), colour: entry("red") } }))), "Conflict")
       }))
 
     it.effect("keeps combinations of long axis values unique, however long", () =>
