@@ -3,7 +3,7 @@ import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { checkMediaValues } from "../media/MediaValues.js"
 import { ProductRepository } from "../products/ProductRepository.js"
-import { attributeChanges, mergeValues, withoutRemovals } from "../products/ProductValues.js"
+import { attributeChanges, mergeValues, splitUndeclaredRemovals, withoutRemovals } from "../products/ProductValues.js"
 import { requireProduct } from "../products/RequireProduct.js"
 import type { AttributeValues } from "../schema/AttributeValues.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
@@ -149,7 +149,8 @@ export const makeVariants = Effect.gen(function*() {
         let values: AttributeValues = current.attributes
         let touched: ReadonlyArray<string> = []
         if (input.attributes !== undefined) {
-          const merged = mergeValues(current.attributes, yield* validated(organizationId, context, input.attributes))
+          const { declared, removals } = splitUndeclaredRemovals(context.specs, current.attributes, input.attributes)
+          const merged = mergeValues(current.attributes, { ...(yield* validated(organizationId, context, declared)), ...removals })
           values = merged.merged
           touched = merged.touched
         }

@@ -175,6 +175,26 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "DUP", attributes: { size: entry("M"), colour: entry("red") } }))), "Conflict")
       }))
 
+    it.effect("removes values of a detached attribute scope by scope, as a product does", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("finish", { isLocalizable: true })])
+        const shirt = yield* as((yield* Products).create({ familyId: family.id, name: "Shirt" }))
+        const finish = [{ locale: "de", channel: null, value: "matt" }, { locale: "fr", channel: null, value: "mat" }]
+        const made = yield* as(variants.create(shirt.id, { sku: "DETACHED-1", attributes: { finish } }))
+        const attachment = (yield* as((yield* Families).get(family.id))).attributes[0]
+        assert(attachment !== undefined)
+        yield* as((yield* Families).detach(family.id, attachment.attributeId))
+        const one = yield* as(variants.update(shirt.id, made.id, { attributes: { finish: [{ locale: "de", channel: null, value: null }] } }))
+        expect(one.attributes).toEqual({ finish: [{ locale: "fr", channel: null, value: "mat" }] })
+        const none = yield* as(variants.update(shirt.id, made.id, { attributes: { finish: [{ locale: "fr", channel: null, value: null }] } }))
+        expect(none.attributes).toEqual({})
+        // Writing a value under the code is still refused: the family no longer declares it.
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, made.id, { attributes: { finish: entry("gloss") } }))), "unknown_attribute")
+      }))
+
     it.effect("keeps combinations of long axis values unique, however long", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
