@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Conflict } from "../../core/shared/Errors.js"
 import { Variant, VariantStatus } from "../../core/variants/Variant.js"
-import { VariantRepository, type VariantWrite } from "../../core/variants/VariantRepository.js"
+import { VariantRepository, type VariantUpdate } from "../../core/variants/VariantRepository.js"
 import { axisDigest } from "./AxisDigest.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
@@ -28,7 +28,7 @@ export const make = Effect.gen(function*() {
   const all = (rows: ReadonlyArray<unknown>) =>
     decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => r.map((row) => new Variant(row, true))))
   // The use case checks both first; this answers a concurrent write that got there in between.
-  const conflict = (w: VariantWrite) => (e: Parameters<typeof isUniqueViolation>[0]) =>
+  const conflict = (w: VariantUpdate) => (e: Parameters<typeof isUniqueViolation>[0]) =>
     isUniqueViolation(e)
       ? Effect.fail(new Conflict({ message: `sku ${w.variant.sku} or this variant axis combination is taken` }))
       : Effect.die(e)
@@ -44,8 +44,9 @@ export const make = Effect.gen(function*() {
       ),
     update: (w) => {
       const v = w.variant
+      const axisKey = w.axisKey === undefined ? sql`` : sql`axis_key = ${axisDigest(w.axisKey)},`
       return sql`update variants set sku = ${v.sku}, name = ${v.name}, status = ${v.status}, attributes = ${toJson(v.attributes)},
-          axis_key = ${axisDigest(w.axisKey)}, position = ${v.position}, updated_at = ${v.updatedAt}
+          ${axisKey} position = ${v.position}, updated_at = ${v.updatedAt}
           where organization_id = ${v.organizationId} and id = ${v.id}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", conflict(w)))
     },
     remove: (organizationId, productId, id) =>

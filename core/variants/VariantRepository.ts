@@ -8,12 +8,21 @@ export interface VariantWrite {
   readonly axisKey: string | null
 }
 
+/** A rewrite of a variant; `axisKey` only when its values were written. */
+export interface VariantUpdate {
+  readonly variant: Variant
+  readonly axisKey?: string | null
+}
+
 /** Variants of products. Callers run these inside `UnitOfWork.tenant`. */
 export class VariantRepository extends Context.Tag("catalog/VariantRepository")<VariantRepository, {
   /** Fails with Conflict when the SKU is taken in the organization or the axis combination in the product. */
   readonly insert: (write: VariantWrite) => Effect.Effect<void, Conflict>
-  /** Rewrites the variant; the same conflicts as insert. */
-  readonly update: (write: VariantWrite) => Effect.Effect<void, Conflict>
+  /**
+   * Rewrites the variant; the same conflicts as insert. Without `axisKey` the stored key stays:
+   * a write that leaves the values alone does not answer for a combination it did not change.
+   */
+  readonly update: (write: VariantUpdate) => Effect.Effect<void, Conflict>
   /** Answers whether a row was removed. */
   readonly remove: (organizationId: string, productId: string, id: string) => Effect.Effect<boolean>
   /** The variant when it belongs to the product. */

@@ -154,9 +154,8 @@ export const makeVariants = Effect.gen(function*() {
           values = merged.merged
           touched = merged.touched
         }
-        const key = touched.length > 0
-          ? yield* checkAxes(organizationId, productId, context, values, id)
-          : axisKey(context.axes, values)
+        // Values left alone keep their stored combination: the family may have gained an axis since.
+        const key = touched.length > 0 ? yield* checkAxes(organizationId, productId, context, values, id) : undefined
         if (input.sku !== undefined && input.sku !== current.sku) yield* ensureSkuFree(organizationId, input.sku, id)
         const next = new Variant({
           ...current,
@@ -172,7 +171,7 @@ export const makeVariants = Effect.gen(function*() {
           ...attributeChanges(touched)
         ]
         if (changed.length === 0) return current
-        yield* repo.update({ variant: next, axisKey: key })
+        yield* repo.update(key === undefined ? { variant: next } : { variant: next, axisKey: key })
         yield* record("variant.updated", id, { productId, changed_fields: changed })
         return next
       })

@@ -195,6 +195,25 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         failsWith(yield* Effect.exit(as(variants.update(shirt.id, made.id, { attributes: { finish: entry("gloss") } }))), "unknown_attribute")
       }))
 
+    it.effect("renames variants whose family gained an axis after them, and checks the axis once their values are written", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("note")])
+        const shirt = yield* as((yield* Products).create({ familyId: family.id, name: "Shirt" }))
+        const a = yield* as(variants.create(shirt.id, { sku: "LATER-A" }))
+        const b = yield* as(variants.create(shirt.id, { sku: "LATER-B" }))
+        const size = yield* as((yield* Attributes).create({ code: "size", label: { en: "Size" }, type: "text", isVariantAxis: true }))
+        yield* as((yield* Families).attach(family.id, { attributeId: size.id }))
+        expect((yield* as(variants.update(shirt.id, a.id, { name: "A" }))).name).toBe("A")
+        expect((yield* as(variants.update(shirt.id, b.id, { name: "B" }))).name).toBe("B")
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, a.id, { attributes: { note: entry("x") } }))), "variant_axis_missing")
+        yield* as(variants.update(shirt.id, a.id, { attributes: { size: entry("S") } }))
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, b.id, { attributes: { size: entry("S") } }))), "Conflict")
+        expect((yield* as(variants.update(shirt.id, b.id, { attributes: { size: entry("M") } }))).attributes).toEqual({ size: entry("M") })
+      }))
+
     it.effect("keeps combinations of long axis values unique, however long", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
