@@ -165,6 +165,34 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         for (const keys of result.kept) expect([...keys].sort()).toEqual([...result.codes].sort())
       }))
 
+    it.effect("removes a category's or brand's values of an attribute its family no longer declares, and refuses new ones", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const families = yield* Families
+          const attributes = yield* Attributes
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const outcomes = []
+          for (const entityKind of ["category", "brand"] as const) {
+            const family = (yield* families.provisioned(entityKind)).family
+            const tagline = yield* attributes.create({ code: "tagline", label: { en: "Tagline" }, type: "text", entityKind, isLocalizable: true })
+            yield* families.attach(family.id, { attributeId: tagline.id })
+            const tagged = { tagline: [{ locale: "de", channel: null, value: "Licht" }, { locale: "fr", channel: null, value: "Lumière" }] }
+            const records = entityKind === "category" ? categories : brands
+            const made = yield* records.create({ name: "Lamps", attributes: tagged })
+            yield* families.detach(family.id, tagline.id)
+            const one = yield* records.update(made.id, { attributes: { tagline: [{ locale: "de", channel: null, value: null }] } })
+            const refused = yield* failureOf(records.update(made.id, { attributes: { tagline: val("Neu") } }))
+            outcomes.push({ one: one.attributes, refused })
+          }
+          return outcomes
+        }))
+        for (const { one, refused } of result) {
+          expect(one).toEqual({ tagline: [{ locale: "fr", channel: null, value: "Lumière" }] })
+          expect(refused).toContain("unknown_attribute")
+        }
+      }))
+
     it.effect("answers writes racing a brand's or category's deletion as if they came before it or after it", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
