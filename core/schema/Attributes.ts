@@ -153,13 +153,14 @@ export const makeAttributes = Effect.gen(function*() {
             ...fields,
             ...(requirement === undefined ? {} : { requirement })
           }
+          const asSent: AttributeRecord = { ...existing, ...Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined)) }
+          // Compared as stored, so a default sent again as `1.5` or an upper-case id is no change.
+          const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(timer, asSent) }
           const changed = (Object.keys(sent) as Array<keyof AttributeRecord>).filter((k) =>
-            sent[k] !== undefined && !sameJson(sent[k], existing[k])
+            sent[k] !== undefined && !sameJson(merged[k], existing[k])
           )
           if (changed.length === 0) return toAttribute(existing)
           const at = yield* now
-          const asSent: AttributeRecord = { ...existing, ...Object.fromEntries(changed.map((k) => [k, sent[k]])) }
-          const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(timer, asSent) }
           // Only a default sent again or retyped is looked up: its media may have been deleted since.
           if (changed.includes("defaultValue") || changed.includes("type")) yield* checkDefaultMedia(organizationId, merged)
           const inUse: Array<Issue> = []

@@ -332,6 +332,25 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         expect(updated.map((e) => e.payload.changed_fields)).toEqual([["code", "label"]])
       }))
 
+    it.effect("takes a default sent again in another spelling of the same value as no change", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const attributes = yield* Attributes
+        const run = inTenant(tenant)
+        const ref = "0190F3B2-7C4A-7D3E-8A1B-2C3D4E5F6A7B"
+        const weight = yield* run(attributes.create(attr("weight", { type: "decimal", defaultValue: 1.5 })))
+        const related = yield* run(attributes.create(attr("related", { type: "reference", defaultValue: ref })))
+        const launch = yield* run(attributes.create(attr("launch", { type: "datetime", defaultValue: "2024-01-01T10:00:00+02:00" })))
+        expect(yield* run(attributes.update(weight.id, { defaultValue: 1.5 }))).toEqual(weight)
+        expect(yield* run(attributes.update(related.id, { defaultValue: ref }))).toEqual(related)
+        expect(yield* run(attributes.update(launch.id, { defaultValue: "2024-01-01T10:00:00+02:00" }))).toEqual(launch)
+        expect((yield* eventsOf(organization.id)).filter((e) => e.name === "attribute.updated")).toEqual([])
+        const changed = yield* run(attributes.update(weight.id, { defaultValue: 2, label: { en: "weight" } }))
+        expect(changed.defaultValue).toBe("2")
+        const updated = (yield* eventsOf(organization.id)).filter((e) => e.name === "attribute.updated")
+        expect(updated.map((e) => e.payload.changed_fields)).toEqual([["defaultValue"]])
+      }))
+
     it.effect("keeps isLocalizable and isScopable on while records hold values at a locale or channel", () =>
       Effect.gen(function*() {
         const { organization, tenant } = yield* newTenant
