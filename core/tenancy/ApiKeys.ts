@@ -1,11 +1,11 @@
 import { Context, Effect, Layer, Option } from "effect"
-import { emit, EventLog } from "../events/EventLog.js"
+import { emit, EventLog, makeEvent } from "../events/EventLog.js"
 import { datetimeMillis } from "../shared/Calendar.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, ValidationFailed } from "../shared/Errors.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
-import { CurrentTenant } from "./Actor.js"
+import { CurrentTenant, SYSTEM_ACTOR_ID } from "./Actor.js"
 import { type ApiKey, CreatedApiKey, KEY_PREFIX, type RenameApiKey, toApiKey } from "./ApiKey.js"
 import { ApiKeyRepository } from "./ApiKeyRepository.js"
 import { Authentication } from "./Authentication.js"
@@ -111,19 +111,32 @@ export const makeApiKeys = Effect.gen(function*() {
       return key
     })
 
-  const ensure = (organizationId: string, plaintext: string, name: string) =>
-    uow.system(
+  /** A key made at start, outside any request: recorded as the bootstrap organization is, by the system. */
+  const register = (organizationId: string, plaintext: string, name: string) =>
+    uow.tenant(
+      organizationId,
       Effect.gen(function*() {
-        const existing = yield* repo.findByHash(yield* crypto.sha256Hex(plaintext))
-        if (Option.isSome(existing)) return
-        yield* insertKey(organizationId, plaintext, name, null)
+        const record = yield* insertKey(organizationId, plaintext, name, null)
+        const event = yield* makeEvent(organizationId, { type: "system", id: SYSTEM_ACTOR_ID }, {
+          name: "api_key.created",
+          entityType: "api_key",
+          entityId: record.id,
+          payload: { name }
+        }).pipe(Effect.provideService(Crypto, crypto))
+        yield* events.append([event])
       })
     )
+
+  const ensure = (organizationId: string, plaintext: string, name: string) =>
+    Effect.gen(function*() {
+      const existing = yield* uow.system(repo.findByHash(yield* crypto.sha256Hex(plaintext)))
+      if (Option.isNone(existing)) yield* register(organizationId, plaintext, name)
+    })
 
   const mint = (organizationId: string, name: string) =>
     Effect.gen(function*() {
       const plaintext = KEY_PREFIX + (yield* crypto.randomToken(32))
-      yield* uow.system(insertKey(organizationId, plaintext, name, null))
+      yield* register(organizationId, plaintext, name)
       return plaintext
     })
 

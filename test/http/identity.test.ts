@@ -253,6 +253,14 @@ describe("single-tenant deployments", () => {
       expect(me.json).toMatchObject({ slug: "default", name: "default" })
       const audit = await single.request("GET", "/v1/audit-log?entity_type=organization", { auth: key })
       expect(audit.json.data.map((e: { name: string; entityId: string }) => [e.name, e.entityId])).toEqual([["organization.created", me.json.id]])
+      const [registered] = (await single.request("GET", "/v1/api-keys", { auth: key })).json
+      const keyAudit = await single.request("GET", "/v1/audit-log?entity_type=api_key", { auth: key })
+      expect(keyAudit.json.data).toMatchObject([{
+        name: "api_key.created",
+        entityId: registered.id,
+        actor: { type: "system", id: "00000000-0000-0000-0000-000000000000" },
+        payload: { name: "bootstrap" }
+      }])
       const create = await single.request("POST", "/v1/organizations", { auth: key, body: { name: "x", slug: "x" } })
       expect(create.status).toBe(403)
       expect(create.json.error.code).toBe("forbidden")
@@ -281,6 +289,8 @@ describe("single-tenant deployments", () => {
         const me = await again.request("GET", "/v1/organizations/me", { auth: key })
         expect(me.json).toMatchObject({ id: renamed.json.id, slug: "shop", name: "Shop" })
         expect(await database.query("select slug from organizations")).toEqual([{ slug: "shop" }])
+        const keyAudit = await again.request("GET", "/v1/audit-log?entity_type=api_key", { auth: key })
+        expect(keyAudit.json.data.map((e: { name: string }) => e.name)).toEqual(["api_key.created"])
       } finally {
         await again.close()
       }
