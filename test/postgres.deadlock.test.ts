@@ -1,8 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Ref, Schema } from "effect"
+import { Deferred, Effect, Ref, Schedule, Schema } from "effect"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
+import { ConnectorRepository } from "../core/connectors/ConnectorRepository.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
+import { OrganizationRepository } from "../core/tenancy/OrganizationRepository.js"
 import { postgresAvailable, postgresClient } from "./support/Postgres.js"
 
 const available = await postgresAvailable()
@@ -45,6 +47,72 @@ describe.runIf(available)("postgres deadlocks", () => {
         const names = yield* Effect.flatMap(sql`select name from api_keys where organization_id = ${org} order by id`, Schema.decodeUnknown(Names))
         // The one that ran again ran last, so it wrote both rows.
         expect(new Set(names.map((r) => r.name)).size).toBe(1)
+      }))
+
+    it.effect("records a delivery and deletes its organization at once without a deadlock", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const organizations = yield* OrganizationRepository
+        const connectors = yield* ConnectorRepository
+        const org = "01900000-0000-7000-8000-0000000000d2"
+        const connector = "01900000-0000-7000-8000-0000000000c2"
+        yield* sql`insert into organizations ${sql.insert({ id: org, name: "Org", slug: "deadlock-delivery", createdAt: "t", updatedAt: "t" })}`
+        yield* sql`insert into connectors ${
+          sql.insert({
+            id: connector,
+            organizationId: org,
+            type: "headless",
+            name: "c",
+            destinationUrl: "https://203.0.113.10/hook",
+            secret: "0123456789abcdef",
+            events: "[]",
+            extraHeaders: "{}",
+            createdAt: "t",
+            updatedAt: "t"
+          })
+        }`
+        const attempt = {
+          id: "01900000-0000-7000-8000-0000000000a2",
+          eventId: "01900000-0000-7000-8000-0000000000b2",
+          eventName: "product.created",
+          attemptedAt: "2026-01-01T00:00:00.000Z",
+          durationMs: 1,
+          status: 200,
+          ok: true,
+          error: null
+        }
+        const runs = yield* Ref.make(0)
+        const held = yield* Deferred.make<void>()
+        const go = yield* Deferred.make<void>()
+        const waiting = sql`select count(*)::int as n from pg_stat_activity
+                            where datname = current_database() and wait_event_type = 'Lock'`.pipe(
+          Effect.map((rows) => Number((rows[0] as { n: number }).n) > 0)
+        )
+        // The deletion holds the organization, then cascades once the recording waits on a lock:
+        // the recording must wait for the organization before it holds the connector.
+        const deletion = uow.system(Effect.gen(function*() {
+          yield* Ref.update(runs, (n) => n + 1)
+          expect(yield* organizations.holdForDeletion(org)).toBe(true)
+          yield* Deferred.succeed(held, undefined)
+          yield* Deferred.await(go)
+          return yield* organizations.deleteCascade(org)
+        }))
+        const recording = Effect.zipRight(
+          Deferred.await(held),
+          uow.system(Effect.zipRight(Ref.update(runs, (n) => n + 1), connectors.recordDelivery(org, connector, attempt, 50)))
+        )
+        // Watched from outside the deletion's transaction, which sees one snapshot of the activity.
+        const watch = Effect.zipRight(
+          Deferred.await(held),
+          Effect.repeat(waiting, { until: (some) => some, schedule: Schedule.spaced("20 millis") })
+        ).pipe(Effect.zipRight(Deferred.succeed(go, undefined)))
+        const [counts] = yield* Effect.all([deletion, recording, watch], { concurrency: "unbounded" })
+        expect(counts.connectors).toBe(1)
+        // Neither was aborted to break a deadlock and run again.
+        expect(yield* Ref.get(runs)).toBe(2)
+        const left = yield* sql`select id from connector_deliveries where organization_id = ${org}`
+        expect(left).toHaveLength(0)
       }))
   })
 })

@@ -81,6 +81,14 @@ export const make = Effect.gen(function*() {
         // Postgres: recordings for one connector take turns, so each trim sees the attempts
         // the others committed and the log never holds more than `keep`; a concurrent delete
         // of the connector waits too. (SQLite: one connection, writers take turns already.)
+        // The organization first, as its deletion holds it before the connector rows it cascades
+        // to: a recording that held the connector while its insert waited for the organization
+        // deadlocked with the deletion. Once the organization is gone there is nothing to record.
+        const organization = yield* sql.onDialectOrElse({
+          pg: () => sql`select id from organizations where id = ${organizationId} for key share`,
+          orElse: () => Effect.succeed([organizationId])
+        })
+        if (organization.length === 0) return
         const lock = sql.literal(sql.onDialectOrElse({ pg: () => "for no key update", orElse: () => "" }))
         const connector = yield* sql`select id from connectors where organization_id = ${organizationId} and id = ${connectorId} ${lock}`
         if (connector.length === 0) return
