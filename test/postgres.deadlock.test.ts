@@ -1,15 +1,38 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Ref, Schedule, Schema } from "effect"
+import { Deferred, Effect, Fiber, Layer, Ref, Schedule, Schema, TestServices } from "effect"
+import * as MemoryBlobStore from "../adapters/blobs/MemoryBlobStore.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
+import * as MemoryWebhookSender from "../adapters/webhooks/MemoryWebhookSender.js"
 import { ConnectorRepository } from "../core/connectors/ConnectorRepository.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
+import { BlobStore } from "../core/shared/BlobStore.js"
+import { CurrentTenant } from "../core/tenancy/Actor.js"
 import { OrganizationRepository } from "../core/tenancy/OrganizationRepository.js"
-import { postgresAvailable, postgresClient } from "./support/Postgres.js"
+import { Organizations } from "../core/tenancy/Organizations.js"
+import { catalogLayer } from "../index.js"
+import { newTenant } from "./support/Catalog.js"
+import { outcomeOf } from "./support/CatalogFixtures.js"
+import { postgresAvailable, postgresClient, postgresStorage } from "./support/Postgres.js"
 
 const available = await postgresAvailable()
 
 const Names = Schema.Array(Schema.Struct({ name: Schema.String }))
+
+/** Tenant exports wait at `exportWritten` until `exportsGo` opens: a deletion paused between holding its tenant and its cascade. */
+const exportWritten = Effect.runSync(Deferred.make<void>())
+const exportsGo = Effect.runSync(Deferred.make<void>())
+const GatedBlobs = Layer.effect(
+  BlobStore,
+  Effect.map(BlobStore, (blobs) =>
+    BlobStore.of({
+      ...blobs,
+      put: (key, bytes) =>
+        key.startsWith("exports/")
+          ? Deferred.succeed(exportWritten, undefined).pipe(Effect.zipRight(Deferred.await(exportsGo)), Effect.zipRight(blobs.put(key, bytes)))
+          : blobs.put(key, bytes)
+    }))
+).pipe(Layer.provide(MemoryBlobStore.layer))
 
 describe.runIf(available)("postgres deadlocks", () => {
   layer(SqlStorage.fromClient(postgresClient), { timeout: 60_000 })("tenant transactions", (it) => {
@@ -50,7 +73,7 @@ describe.runIf(available)("postgres deadlocks", () => {
       }))
 
     it.effect("records a delivery and deletes its organization at once without a deadlock", () =>
-      Effect.gen(function*() {
+      TestServices.provideLive(Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const uow = yield* UnitOfWork
         const organizations = yield* OrganizationRepository
@@ -113,6 +136,37 @@ describe.runIf(available)("postgres deadlocks", () => {
         expect(yield* Ref.get(runs)).toBe(2)
         const left = yield* sql`select id from connector_deliveries where organization_id = ${org}`
         expect(left).toHaveLength(0)
-      }))
+      })))
+  })
+
+  layer(catalogLayer({ storage: postgresStorage, webhooks: MemoryWebhookSender.layer(), blobs: GatedBlobs }), { timeout: 60_000 })("tenant deletion", (it) => {
+    it.effect("queues a second deletion of a tenant on the first before it touches the organization's row", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const organizations = yield* Organizations
+        const doomed = yield* newTenant
+        const remove = Effect.exit(Effect.provideService(organizations.delete(doomed.organization.id, doomed.organization.slug), CurrentTenant, doomed.tenant))
+        const waiting = sql`select locktype from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                            where a.datname = current_database() and not l.granted`.pipe(
+          Effect.map((rows) => rows.map((row) => (row as { locktype: string }).locktype))
+        )
+        const [first, second] = yield* Effect.all([
+          remove,
+          Effect.gen(function*() {
+            // The first deletion holds the organization and waits at its export.
+            yield* Deferred.await(exportWritten)
+            const deletion = yield* Effect.fork(remove)
+            yield* Effect.repeat(waiting, { until: (l) => l.length > 0, schedule: Schedule.spaced("20 millis") })
+            const locks = yield* waiting
+            // Queued on the row, it would be handed the organization ahead of the writes the first
+            // deletion gives way to when Postgres aborts it to break a deadlock with one of them: the
+            // two deletions were then aborted in turn until both had used up their runs.
+            expect(locks).toEqual(["advisory"])
+            yield* Deferred.succeed(exportsGo, undefined)
+            return yield* Fiber.join(deletion)
+          })
+        ], { concurrency: "unbounded" })
+        expect([outcomeOf(first), outcomeOf(second)].sort()).toEqual(["NotFound", "ok"])
+      })))
   })
 })

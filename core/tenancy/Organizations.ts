@@ -232,6 +232,9 @@ export const makeOrganizations = Effect.gen(function*() {
       // deletes, and of concurrent deletions one succeeds and the others find nothing.
       const { deletedCounts, event, listeners } = yield* uow.system(
         Effect.gen(function*() {
+          // Deletions of one organization take turns before any of them holds its row: a second
+          // one queued on the row would take it from the writes the first had to give way to.
+          yield* uow.lock("organization", [id])
           if (!(yield* repo.holdForDeletion(id))) return yield* new NotFound({ entity: "organization", id })
           const dump = yield* repo.exportTenant(id)
           const body = JSON.stringify({ organization, exportedAt: now, tables: dump })
