@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, FiberRef, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
+import { OrganizationGone } from "../../core/shared/Errors.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { APP_ROLE } from "./Rls.js"
 import { isWorthRunningAgain } from "./SqlErrors.js"
@@ -73,9 +74,23 @@ export const make = Effect.gen(function*() {
       )
       : Effect.dieMessage(`organization id ${JSON.stringify(organizationId)} is not a UUID`)
 
+  const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => asOutermost(dieOnSqlError(sql.withTransaction(effect))) as typeof effect
+
+  // A write into an organization deleted since its credentials were resolved fails on the
+  // organization's foreign key; that is told apart from a fault by looking for the organization.
+  const organizationGone = (organizationId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.catchAllCause(effect, (cause) =>
+      [...Cause.defects(cause)].some((d) => d instanceof SqlError)
+        ? Effect.matchCauseEffect(system(Effect.orDie(sql`select 1 as found from organizations where id = ${organizationId}`)), {
+          onFailure: () => Effect.failCause(cause),
+          onSuccess: (rows) => (rows.length === 0 ? Effect.die(new OrganizationGone({ organizationId })) : Effect.failCause(cause))
+        })
+        : Effect.failCause(cause))
+
   const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => {
     const nested = dieOnSqlError(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)))
-    return asOutermost(nested, isPostgres ? dieOnSqlError(postgresTenantTransaction(organizationId, effect)) : nested) as typeof effect
+    const outermost = isPostgres ? dieOnSqlError(postgresTenantTransaction(organizationId, effect)) : nested
+    return asOutermost(nested, organizationGone(organizationId)(outermost)) as typeof effect
   }
 
   /** Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest yields the array in order). */
@@ -97,7 +112,7 @@ export const make = Effect.gen(function*() {
     // SQLite: BEGIN/COMMIT would cost more than the read itself, and a statement never sees
     // another's uncommitted writes (one connection, held by a transaction until it ends).
     read: (organizationId, effect) => sql.onDialectOrElse({ pg: () => tenant(organizationId, effect), orElse: () => effect }),
-    system: (effect) => asOutermost(dieOnSqlError(sql.withTransaction(effect))) as typeof effect,
+    system,
     lock: (kind, ids) => advisory("pg_advisory_xact_lock", kind, ids),
     share: (kind, ids) => advisory("pg_advisory_xact_lock_shared", kind, ids)
   })

@@ -50,6 +50,20 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
   message: Schema.String
 }) {}
 
+/**
+ * The organization a tenant transaction wrote to was deleted before the write committed: its
+ * credentials were resolved just before the deletion, or are still cached by another process.
+ * Any write may meet it, so the unit of work raises it as a defect; the host answers it as it
+ * answers the credentials of a deleted organization.
+ */
+export class OrganizationGone extends Schema.TaggedError<OrganizationGone>()("OrganizationGone", {
+  organizationId: Schema.String
+}) {
+  override get message(): string {
+    return `organization ${this.organizationId} no longer exists`
+  }
+}
+
 /** A body or upload over its size limit. */
 export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
   message: Schema.String

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, Htt
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
-import { issuesSummary } from "../../core/shared/Errors.js"
+import { issuesSummary, OrganizationGone } from "../../core/shared/Errors.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
@@ -182,6 +182,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
         if (HttpServerError.isServerError(d) && d._tag === "RequestError" && d.reason === "Decode") {
           return Effect.succeed(malformedJson)
         }
+        if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
         return Effect.logError("unhandled request failure", cause).pipe(
           Effect.as(json(500, envelope("internal", "internal server error")))
         )

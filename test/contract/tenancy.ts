@@ -1,10 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { createHash } from "node:crypto"
 import { assert, expect, layer } from "@effect/vitest"
-import { Effect, Exit, type Layer, Option, Schema, TestClock } from "effect"
+import { Cause, Effect, Exit, type Layer, Option, Schema, TestClock } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Connectors } from "../../core/connectors/Connectors.js"
+import { Brands } from "../../core/catalog/Brands.js"
 import { Products } from "../../core/products/Products.js"
+import { AttributeGroups } from "../../core/schema/AttributeGroups.js"
+import { OrganizationGone } from "../../core/shared/Errors.js"
 import { BlobStore } from "../../core/shared/BlobStore.js"
 import { Crypto } from "../../core/shared/Crypto.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
@@ -157,6 +160,27 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(Exit.isSuccess(yield* Effect.exit(auth.principal(survivorKey.key)))).toBe(true)
       const gone = yield* (yield* UnitOfWork).system((yield* OrganizationRepository).findById(doomed.organization.id))
       expect(Option.isNone(gone)).toBe(true)
+    }))
+
+  it.effect("answers a write into an organization deleted since its credentials were resolved as the organization gone", () =>
+    Effect.gen(function*() {
+      const doomed = yield* newTenant
+      const inDoomed = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, doomed.tenant)
+      yield* inDoomed((yield* Organizations).delete(doomed.organization.id, doomed.organization.slug))
+      const writes: ReadonlyArray<Effect.Effect<unknown, unknown, CurrentTenant>> = [
+        (yield* ApiKeys).create({ name: "late" }),
+        (yield* Brands).create({ name: "Late" }),
+        (yield* Connectors).install({ type: "headless", name: "Late", config: { destination_url: "https://hooks.example.com/pim", secret: "late-secret-0123456789" } }),
+        (yield* AttributeGroups).create({ code: "late", label: { en: "Late" } })
+      ]
+      for (const write of writes) {
+        const exit = yield* Effect.exit(inDoomed(write))
+        assert(Exit.isFailure(exit))
+        const defects = [...Cause.defects(exit.cause)]
+        expect(defects).toHaveLength(1)
+        expect(defects[0]).toBeInstanceOf(OrganizationGone)
+        expect(defects[0]).toMatchObject({ organizationId: doomed.organization.id })
+      }
     }))
 
   it.effect("exports a tenant in one shape on every database, without credentials or outbox bookkeeping", () =>
