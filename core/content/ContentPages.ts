@@ -1,4 +1,5 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
+import { retryGeneratedSlug } from "../catalog/GeneratedSlug.js"
 import { freeSlug } from "../catalog/Slugs.js"
 import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
@@ -88,7 +89,7 @@ export const makeContentPages = Effect.gen(function*() {
   const refuse = (issues: ReadonlyArray<Issue>) => issues.length > 0 ? Effect.fail(ValidationFailed.of(issues)) : Effect.void
 
   const create = (input: CreateContentPage) =>
-    inTenant((organizationId) =>
+    retryGeneratedSlug(input.slug === undefined, inTenant((organizationId) =>
       Effect.gen(function*() {
         yield* holdDefinitions(uow, organizationId)
         const schema = yield* contentFamily(organizationId, input.familyId)
@@ -117,7 +118,7 @@ export const makeContentPages = Effect.gen(function*() {
         yield* record("content_page.created", id, { slug: page.slug })
         return page
       })
-    )
+    ))
 
   const update = (id: string, input: UpdateContentPage) =>
     inTenant((organizationId) =>

@@ -63,6 +63,19 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         ])
       }))
 
+    it.effect("gives concurrent pages of one title distinct generated slugs, never a conflict", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const pages = yield* ContentPages
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "content", [])
+        const made = yield* Effect.all(Array.from({ length: 8 }, () => as(pages.create({ familyId: family.id, title: "Same Title" }))), {
+          concurrency: "unbounded"
+        })
+        expect(new Set(made.map((p) => p.slug)).size).toBe(8)
+        expect(made.map((p) => p.slug)).toContain("same-title")
+      }))
+
     it.effect("keeps every one of concurrent patches of one page, each merged into what the others wrote", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
