@@ -1,7 +1,8 @@
 import { Schema } from "effect"
+import { isCurrencyCode } from "../shared/Currencies.js"
 import { isEmailAddress, Name, NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
-/** The only settings an organization accepts; any other key is refused on write. */
+/** The only settings an organization holds; any other key is refused on write. */
 export const OrganizationSettings = Schema.Struct({
   default_locale: Schema.optional(Schema.String),
   default_channel: Schema.optional(Schema.String),
@@ -9,6 +10,19 @@ export const OrganizationSettings = Schema.Struct({
   content_pages_enabled: Schema.optional(Schema.Boolean)
 }).annotations(strict)
 export type OrganizationSettings = typeof OrganizationSettings.Type
+
+/**
+ * Settings as a write may set them: a default locale or channel that a value can carry (never
+ * empty), a currency that a money value can. Stored settings are read as they were written.
+ */
+const SettingsInput = Schema.Struct({
+  default_locale: Schema.optional(NonEmptyString),
+  default_channel: Schema.optional(NonEmptyString),
+  default_currency: Schema.optional(Schema.String.pipe(
+    Schema.filter(isCurrencyCode, { message: () => "must be an ISO 4217 code such as EUR" })
+  )),
+  content_pages_enabled: Schema.optional(Schema.Boolean)
+}).annotations(strict)
 
 /** Where a required attribute must be filled: the default locale and channel, null where unset. */
 export const defaultScope = (settings: OrganizationSettings | null): { readonly locale: string | null; readonly channel: string | null } => ({
@@ -58,7 +72,7 @@ export const InitialAdmin = Schema.Struct({
 export const CreateOrganization = Schema.Struct({
   name: Name,
   slug: Slug,
-  settings: Schema.optional(Schema.NullOr(OrganizationSettings)),
+  settings: Schema.optional(Schema.NullOr(SettingsInput)),
   initialAdmin: Schema.optional(InitialAdmin)
 })
 export type CreateOrganization = typeof CreateOrganization.Type
@@ -66,7 +80,7 @@ export type CreateOrganization = typeof CreateOrganization.Type
 export const UpdateOrganization = Schema.Struct({
   name: Schema.optional(Name),
   slug: Schema.optional(Slug),
-  settings: Schema.optional(Schema.NullOr(OrganizationSettings))
+  settings: Schema.optional(Schema.NullOr(SettingsInput))
 })
 export type UpdateOrganization = typeof UpdateOrganization.Type
 

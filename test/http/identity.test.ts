@@ -163,6 +163,24 @@ describe("organizations", () => {
     expect((await t.sreq("PATCH", "/v1/organizations/me", { body: { settings: { favourite: 1 } } })).status).toBe(422)
   })
 
+  it("refuses a default locale or channel no value could carry, and a default currency that is not one", async () => {
+    const t = await host.tenant()
+    const refused = [
+      [{ default_locale: "" }, "default_locale"],
+      [{ default_channel: "" }, "default_channel"],
+      [{ default_currency: "EURO" }, "default_currency"],
+      [{ default_currency: "eur" }, "default_currency"]
+    ] as const
+    for (const [settings, key] of refused) {
+      const r = await t.sreq("PATCH", "/v1/organizations/me", { body: { settings } })
+      expect([r.status, r.json.error.details.issues.map((i: { path: unknown }) => i.path)]).toEqual([422, [["settings", key]]])
+    }
+    const created = await t.sreq("POST", "/v1/organizations", { body: { name: "Priced", slug: `priced-${uuid().slice(0, 8)}`, settings: { default_currency: "XYZ" } } })
+    expect(created.status).toBe(422)
+    const ok = await t.sreq("PATCH", "/v1/organizations/me", { body: { settings: { default_locale: "en_US", default_channel: "web", default_currency: "CHF" } } })
+    expect([ok.status, ok.json.settings]).toEqual([200, { default_locale: "en_US", default_channel: "web", default_currency: "CHF" }])
+  })
+
   it("deletes only for an admin session with the right confirmation, then its keys stop working", async () => {
     const t = await host.tenant()
     const other = await host.tenant()
