@@ -149,18 +149,20 @@ export const makeProducts = Effect.gen(function*() {
       })
     ))
 
-  // One statement: no transaction needed beyond the tenant's.
+  // Reads only: no transaction needed beyond the tenant's.
   const get = (id: string, scope: { readonly locale?: string | undefined; readonly channel?: string | undefined }) =>
     readInTenant((organizationId) =>
       Effect.gen(function*() {
         const found = yield* repo.findById(organizationId, id)
         if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
         const product = toProduct(found.value)
-        const resolve = scope.locale !== undefined || scope.channel !== undefined
-        return new ProductDetails({
-          ...product,
-          ...(resolve ? { resolvedAttributes: resolveValues(found.value.attributes, scope.locale ?? null, scope.channel ?? null) } : {})
-        }, true)
+        if (scope.locale === undefined && scope.channel === undefined) return new ProductDetails(product, true)
+        // The one not asked for is the organization's default, as it is for completeness.
+        const defaults = scope.locale === undefined || scope.channel === undefined
+          ? yield* orgDefaults(organizationId)
+          : { locale: null, channel: null }
+        const resolvedAttributes = resolveValues(found.value.attributes, scope.locale ?? defaults.locale, scope.channel ?? defaults.channel)
+        return new ProductDetails({ ...product, resolvedAttributes }, true)
       })
     )
 

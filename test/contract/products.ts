@@ -9,6 +9,7 @@ import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { Organizations } from "../../core/tenancy/Organizations.js"
 import { catalogOver } from "../support/Catalog.js"
 import { eventsOf, failureOf, inTenant, named, schemaFixture, val } from "../support/CatalogFixtures.js"
 
@@ -177,6 +178,44 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.de.resolvedAttributes).toEqual({ title: "Buch", blurb: "plain" })
         expect(result.fr.resolvedAttributes).toEqual({ title: "Livre", blurb: "plain" })
         expect(result.raw.resolvedAttributes).toBeUndefined()
+      }))
+
+    it.effect("resolves a locale asked without a channel at the default channel, and a channel without a locale at the default locale", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const attributes = yield* Attributes
+          const families = yield* Families
+          yield* (yield* Organizations).updateCurrent({ settings: { default_locale: "en", default_channel: "web" } })
+          const headline = yield* attributes.create({ code: "headline", label: { en: "Headline" }, type: "text", isLocalizable: true, isScopable: true })
+          const family = yield* families.create({ code: "posters", label: { en: "Posters" } })
+          yield* families.attach(family.id, { attributeId: headline.id })
+          const products = yield* Products
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "Poster",
+            attributes: {
+              headline: [
+                { locale: "de", channel: "web", value: "Web-Titel" },
+                { locale: "de", channel: null, value: "Titel" },
+                { locale: "en", channel: "web", value: "Web title" }
+              ]
+            }
+          })
+          const resolved = (scope: { locale?: string; channel?: string }) =>
+            Effect.map(products.get(p.id, scope), (d) => d.resolvedAttributes)
+          return {
+            de: yield* resolved({ locale: "de" }),
+            web: yield* resolved({ channel: "web" }),
+            deApp: yield* resolved({ locale: "de", channel: "app" }),
+            fr: yield* resolved({ locale: "fr" })
+          }
+        }))
+        expect(result).toEqual({
+          de: { headline: "Web-Titel" },
+          web: { headline: "Web title" },
+          deApp: { headline: "Titel" },
+          fr: { headline: null }
+        })
       }))
 
     it.effect("runs a bulk batch where each item stands alone, with one event per item that succeeded", () =>
