@@ -113,6 +113,8 @@ export const makeVariants = Effect.gen(function*() {
     inTenant((organizationId) =>
       Effect.gen(function*() {
         yield* holdDefinitions(uow, organizationId)
+        // Creates under one product wait for each other, so each default position is one past the last.
+        yield* uow.lock("product", [productId])
         const product = yield* requireProduct(products, organizationId, productId)
         const context = yield* contextOf(organizationId, product.familyId)
         const values = withoutRemovals(yield* validated(organizationId, context, input.attributes ?? {}))

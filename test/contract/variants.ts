@@ -38,6 +38,22 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         expect(listed.data.map((v) => v.sku)).toEqual(["LAST-1", "LAST-2", "LAST-3"])
       }))
 
+    it.effect("gives variants created on one product at the same time one position each, in a row", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const shirt = yield* as((yield* Products).create({ familyId: family.id, name: "Shirt" }))
+        const created = yield* Effect.all(
+          Array.from({ length: 6 }, (_, i) => as(variants.create(shirt.id, { sku: `RACE-${i}` }))),
+          { concurrency: "unbounded" }
+        )
+        expect(created.map((v) => v.position).sort()).toEqual([0, 1, 2, 3, 4, 5])
+        const listed = yield* as(variants.list(shirt.id, page))
+        expect(listed.data.map((v) => v.position)).toEqual([0, 1, 2, 3, 4, 5])
+      }))
+
     it.effect("creates, lists, patches and deletes variants; SKUs are unique per organization", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
