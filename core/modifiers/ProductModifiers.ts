@@ -46,6 +46,8 @@ export const makeProductModifiers = Effect.gen(function*() {
     attach: (productId, modifierId) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {
+          // Attaches to one product wait for each other, so each goes one past the last, in the order attached.
+          yield* uow.lock("product", [productId])
           yield* requireProduct(products, organizationId, productId)
           const modifier = yield* requireModifier(organizationId, modifierId)
           const attachedAt = yield* now

@@ -9,7 +9,7 @@ import { Products } from "../../core/products/Products.js"
 import { Relationships } from "../../core/relationships/Relationships.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
-import { eventCount, ONE_DELETION, raced } from "../support/CatalogFixtures.js"
+import { eventCount, eventsOf, ONE_DELETION, raced } from "../support/CatalogFixtures.js"
 import { familyWith } from "../support/Families.js"
 
 const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
@@ -98,6 +98,25 @@ export const productLinksSuite = <E>(name: string, storage: Layer.Layer<Storage 
           "product_modifier.attached"
         ])
         expect(audit.data[1]?.payload).toEqual({ productId: mug.id, modifierId: engraving.id, code: "engraving" })
+      }))
+
+    it.effect("lists modifiers attached to one product at the same time in the order they were attached", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const attached = yield* ProductModifiers
+        const modifiers = yield* Modifiers
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const options = yield* as(Effect.all(Array.from({ length: 8 }, (_, i) => modifiers.create({ code: `option_${i}`, name: `Option ${i}`, type: "text" }))))
+        for (let round = 0; round < 4; round++) {
+          const mug = yield* as((yield* Products).create({ familyId: family.id, name: `Mug ${round}` }))
+          yield* Effect.all(options.map((m) => as(attached.attach(mug.id, m.id))), { concurrency: "unbounded", discard: true })
+          const listed = (yield* as(attached.list(mug.id))).map((m) => m.modifierId)
+          const events = (yield* eventsOf(organization.id))
+            .filter((e) => e.name === "product_modifier.attached" && e.entityId === mug.id)
+            .map((e) => (e.payload as { readonly modifierId: string }).modifierId)
+          expect(listed).toEqual(events)
+        }
       }))
 
     it.effect("removes a link once under concurrent removals: one succeeds and records it, the others find nothing", () =>
