@@ -233,6 +233,17 @@ describe("media over HTTP", () => {
     }
   })
 
+  it("serves a file's content with its length, an empty file's too", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Sized")
+    for (const text of ["four", ""]) {
+      const r = await upload(t, lamp, [["file", new Blob([text], { type: "text/plain" }), "size.txt"]])
+      expect([r.status, r.json.size]).toEqual([201, text.length])
+      const content = await fetch(host.baseUrl + r.json.url, { headers: { authorization: `Bearer ${t.apiKey}` } })
+      expect([content.headers.get("content-length"), content.headers.get("transfer-encoding"), await content.text()]).toEqual([String(text.length), null, text])
+    }
+  })
+
   it("reads raw UTF-8 names after a preamble, takes an epilogue, strips directories and cuts long names at whole characters", async () => {
     const t = await host.tenant()
     const lamp = await product(t, "Raw")

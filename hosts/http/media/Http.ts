@@ -77,8 +77,9 @@ export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
         Effect.map(library.content(path.id), ({ bytes, media }) =>
           HttpServerResponse.stream(bytes, {
             contentType: media.contentType,
-            contentLength: media.size,
             headers: {
+              // Stated here: the platform leaves out a `contentLength` of 0, and an empty file went chunked.
+              "content-length": String(media.size),
               // Uploaded bytes are served as they came: never let a browser run them in our origin.
               "x-content-type-options": "nosniff",
               "content-security-policy": "default-src 'none'; sandbox",
