@@ -43,6 +43,10 @@ const unreadablePart = <E>(cause: Cause.Cause<E>): Stream.Stream<never, E | Vali
 
 const ignore = () => {}
 
+/** A `filename*` value (RFC 8187): `encodeURIComponent` leaves ' ( ) * bare, which the value may not hold. */
+const filenameValue = (name: string): string =>
+  encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+
 const toUploadPart = (part: Multipart.Part): UploadPart<TooLarge | ValidationFailed> => {
   if (!Multipart.isFile(part)) return { _tag: "Field", key: part.key, value: part.value }
   // Once the blob store has refused a file, nothing listens to its stream, yet the parser goes
@@ -83,6 +87,6 @@ export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
               // Uploaded bytes are served as they came: never let a browser run them in our origin.
               "x-content-type-options": "nosniff",
               "content-security-policy": "default-src 'none'; sandbox",
-              "content-disposition": `inline; filename*=UTF-8''${encodeURIComponent(media.filename)}` }
+              "content-disposition": `inline; filename*=UTF-8''${filenameValue(media.filename)}` }
           })))
   }))
