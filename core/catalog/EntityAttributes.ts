@@ -29,7 +29,7 @@ export const writeEntityAttributes = (
     const { declared, removals } = splitUndeclaredRemovals(specs, current, input)
     const checked = valueChecks(timer).values(specs, declared, ["attributes"])
     if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
-    yield* checkMediaValues(media, organizationId, specs, checked.right)
+    yield* checkMediaValues(media, organizationId, specs, checked.right, current)
     const { merged, touched } = mergeValues(current, { ...checked.right, ...removals })
     return { values: withoutRemovals(merged), touched }
   })

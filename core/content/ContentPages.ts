@@ -136,7 +136,7 @@ export const makeContentPages = Effect.gen(function*() {
           const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, input.attributes)
           const checked = checks.values(specs, declared, ["attributes"])
           if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
-          yield* checkMediaValues(media, organizationId, specs, checked.right)
+          yield* checkMediaValues(media, organizationId, specs, checked.right, current.attributes)
           const merged = mergeValues(current.attributes, { ...checked.right, ...removals })
           values = merged.merged
           touched = merged.touched

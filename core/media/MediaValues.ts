@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { AttributeSpec, AttributeValues } from "../schema/AttributeValues.js"
+import type { AttributeSpec, AttributeValues, ValueEntry } from "../schema/AttributeValues.js"
 import { type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { MediaRepository } from "./MediaRepository.js"
 import { isUuid } from "../shared/Fields.js"
@@ -22,30 +22,40 @@ export const uuidValuesOf = (attributes: unknown): ReadonlyArray<string> => {
   return found
 }
 
-/** The media ids that the `media` and `file` values of checked `values` name. */
-export const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues): ReadonlyArray<string> => {
+/**
+ * Whether the record already holds this value at this scope. A value sent back as it is stored
+ * is not checked again: a record read and written back whole stays writable after a media
+ * record one of its values names was deleted.
+ */
+const alreadyStored = (stored: AttributeValues | undefined, code: string, e: ValueEntry): boolean =>
+  stored?.[code]?.some((s) => s.locale === e.locale && s.channel === e.channel && s.value === e.value) ?? false
+
+/** The media ids that the `media` and `file` values of checked `values` name, but those `stored` already holds. */
+export const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues, stored?: AttributeValues): ReadonlyArray<string> => {
   const ids: Array<string> = []
   for (const code in values) {
     if (!MEDIA_TYPES.has(specs.get(code)?.type ?? "")) continue
-    for (const e of values[code] ?? []) if (typeof e.value === "string") ids.push(e.value)
+    for (const e of values[code] ?? []) if (typeof e.value === "string" && !alreadyStored(stored, code, e)) ids.push(e.value)
   }
   return ids
 }
 
 /**
  * One issue per `media` or `file` value of checked `values` that names no media record in
- * `known`; the path points at the entry as sent (checking keeps every entry in place).
+ * `known`, but those `stored` already holds; the path points at the entry as sent (checking
+ * keeps every entry in place).
  */
 export const unknownMediaIssues = (
   specs: ReadonlyMap<string, AttributeSpec>,
   values: AttributeValues,
-  known: ReadonlySet<string>
+  known: ReadonlySet<string>,
+  stored?: AttributeValues
 ): Array<Issue> => {
   const issues: Array<Issue> = []
   for (const code in values) {
     if (!MEDIA_TYPES.has(specs.get(code)?.type ?? "")) continue
     ;(values[code] ?? []).forEach((e, i) => {
-      if (typeof e.value === "string" && !known.has(e.value)) {
+      if (typeof e.value === "string" && !known.has(e.value) && !alreadyStored(stored, code, e)) {
         issues.push({ path: ["attributes", code, i, "value"], message: `media ${e.value} does not exist`, code: "unknown_media" })
       }
     })
@@ -53,16 +63,20 @@ export const unknownMediaIssues = (
   return issues
 }
 
-/** Refuses (422) checked `values` whose `media` or `file` values name no media record of the organization. */
+/**
+ * Refuses (422) checked `values` whose `media` or `file` values name no media record of the
+ * organization, but those the record already holds (`stored`, on an update).
+ */
 export const checkMediaValues = (
   media: typeof MediaRepository.Service,
   organizationId: string,
   specs: ReadonlyMap<string, AttributeSpec>,
-  values: AttributeValues
+  values: AttributeValues,
+  stored?: AttributeValues
 ): Effect.Effect<void, ValidationFailed> =>
   Effect.gen(function*() {
-    const ids = mediaIdsOf(specs, values)
+    const ids = mediaIdsOf(specs, values, stored)
     if (ids.length === 0) return
-    const issues = unknownMediaIssues(specs, values, yield* media.existing(organizationId, [...new Set(ids)]))
+    const issues = unknownMediaIssues(specs, values, yield* media.existing(organizationId, [...new Set(ids)]), stored)
     if (issues.length > 0) return yield* ValidationFailed.of(issues)
   })

@@ -176,7 +176,7 @@ export const planUpdate = (
     const checked = ctx.checks.values(specs, declared, ["attributes"])
     if (Either.isLeft(checked)) issues.push(...checked.left)
     else {
-      issues.push(...unknownMediaIssues(specs, checked.right, ctx.media))
+      issues.push(...unknownMediaIssues(specs, checked.right, ctx.media, current.attributes))
       const merged = mergeValues(current.attributes, { ...checked.right, ...removals })
       values = merged.merged
       touched = merged.touched

@@ -101,12 +101,13 @@ export const makeVariants = Effect.gen(function*() {
   const validated = (
     organizationId: string,
     context: Effect.Effect.Success<ReturnType<typeof contextOf>>,
-    input: Readonly<Record<string, unknown>>
+    input: Readonly<Record<string, unknown>>,
+    stored?: AttributeValues
   ) => {
     const checked = valueChecks(timer).values(context.specs, input, ["attributes"])
     return Either.isLeft(checked)
       ? Effect.fail(ValidationFailed.of(checked.left))
-      : Effect.as(checkMediaValues(media, organizationId, context.specs, checked.right), checked.right)
+      : Effect.as(checkMediaValues(media, organizationId, context.specs, checked.right, stored), checked.right)
   }
 
   const create = (productId: string, input: CreateVariant) =>
@@ -152,7 +153,7 @@ export const makeVariants = Effect.gen(function*() {
         let touched: ReadonlyArray<string> = []
         if (input.attributes !== undefined) {
           const { declared, removals } = splitUndeclaredRemovals(context.specs, current.attributes, input.attributes)
-          const merged = mergeValues(current.attributes, { ...(yield* validated(organizationId, context, declared)), ...removals })
+          const merged = mergeValues(current.attributes, { ...(yield* validated(organizationId, context, declared, current.attributes)), ...removals })
           values = merged.merged
           touched = merged.touched
         }

@@ -5,7 +5,10 @@ import { createHash } from "node:crypto"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import type { UploadPart } from "../../core/media/Media.js"
 import { MediaLibrary } from "../../core/media/MediaLibrary.js"
+import { Categories } from "../../core/catalog/Categories.js"
 import { Products } from "../../core/products/Products.js"
+import { Attributes } from "../../core/schema/Attributes.js"
+import { Families } from "../../core/schema/Families.js"
 import { BlobStore } from "../../core/shared/BlobStore.js"
 import { Variants } from "../../core/variants/Variants.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
@@ -166,6 +169,41 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
         expect(JSON.stringify(results[1])).toContain("unknown_media")
         refused(yield* Effect.exit(as(variants.create(lamp.id, { sku: "LAMP-1", attributes: { image: entry(theirs.id) } }))))
         expect((yield* as(variants.create(lamp.id, { sku: "LAMP-2", attributes: { image: entry(ours) } }))).attributes).toEqual({ image: entry(ours) })
+      }))
+
+    it.effect("takes back a value naming deleted media when it is sent as stored, and refuses it anywhere else", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const library = yield* MediaLibrary
+        const products = yield* Products
+        const variants = yield* Variants
+        const categories = yield* Categories
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("image", { type: "media", isLocalizable: true })])
+        const categoryFamily = (yield* as((yield* Families).provisioned("category"))).family
+        const banner = yield* as((yield* Attributes).create(attr("banner", { type: "media", entityKind: "category" })))
+        yield* as((yield* Families).attach(categoryFamily.id, { attributeId: banner.id }))
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        const gone = (yield* as(library.upload(lamp.id, parts(file("gone"))))).id
+        const image = [{ locale: "en", channel: null, value: gone }]
+        yield* as(products.update(lamp.id, { attributes: { image } }))
+        const variant = yield* as(variants.create(lamp.id, { sku: "LAMP-1", attributes: { image } }))
+        const category = yield* as(categories.create({ name: "Lights", attributes: { banner: entry(gone) } }))
+        yield* as(library.remove(gone))
+
+        // The whole record, read and written back.
+        const read = yield* as(products.get(lamp.id, {}))
+        expect((yield* as(products.update(lamp.id, { name: "Lamp II", attributes: read.attributes }))).attributes).toEqual({ image })
+        expect((yield* as(products.bulk([{ op: "update", id: lamp.id, attributes: { image: image.map((e) => ({ ...e, value: e.value.toUpperCase() })) } }])))[0]?.ok)
+          .toBe(true)
+        expect((yield* as(variants.update(lamp.id, variant.id, { name: "One", attributes: { image } }))).name).toBe("One")
+        expect((yield* as(categories.update(category.id, { attributes: { banner: entry(gone) } }))).attributes).toEqual({ banner: entry(gone) })
+
+        // The same id at another scope, on another record or in a new record is a new value.
+        failsWith(yield* Effect.exit(as(products.update(lamp.id, { attributes: { image: [{ locale: "de", channel: null, value: gone }] } }))), "unknown_media")
+        failsWith(yield* Effect.exit(as(products.create({ familyId: family.id, name: "Copy", attributes: { image } }))), "unknown_media")
+        failsWith(yield* Effect.exit(as(variants.create(lamp.id, { sku: "LAMP-2", attributes: { image } }))), "unknown_media")
+        failsWith(yield* Effect.exit(as(categories.create({ name: "Copy", attributes: { banner: entry(gone) } }))), "unknown_media")
       }))
 
     it.effect("detaches, deletes and patches media once under concurrent writes, never putting detached media back", () =>
