@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { Cause, Effect, Exit, FiberRef, identity, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { OrganizationGone } from "../../core/shared/Errors.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
@@ -37,12 +37,17 @@ export const make = Effect.gen(function*() {
   // The outermost transaction runs again, from the start, when it lost a race to another
   // (see `isWorthRunningAgain`): nothing of it was kept. After it commits with new events,
   // the dispatcher is woken: before the commit it could not see them. `outermost` is how the
-  // transaction runs when no other encloses it; inside one, `nested` (a savepoint).
-  const asOutermost = <A, E, R>(nested: Effect.Effect<A, E, R>, outermost: Effect.Effect<A, E, R> = nested) =>
+  // transaction runs when no other encloses it; inside one, `nested` (a savepoint). `settle`
+  // takes how the last run ended.
+  const asOutermost = <A, E, R>(
+    nested: Effect.Effect<A, E, R>,
+    outermost: Effect.Effect<A, E, R> = nested,
+    settle: (ran: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = identity
+  ) =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       Option.isSome(outer) ? nested : Effect.locally(
         Effect.tap(
-          outermost.pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox),
+          settle(outermost.pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox)),
           () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))
         ),
         appendedEvents,
@@ -77,7 +82,8 @@ export const make = Effect.gen(function*() {
   const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => asOutermost(dieOnSqlError(sql.withTransaction(effect))) as typeof effect
 
   // A write into an organization deleted since its credentials were resolved fails on the
-  // organization's foreign key; that is told apart from a fault by looking for the organization.
+  // organization's foreign key, run after run; that is told apart from a fault by looking for
+  // the organization. (A run again first lets checks that find a deleted record answer 404.)
   const organizationGone = (organizationId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.catchAllCause(effect, (cause) =>
       [...Cause.defects(cause)].some((d) => d instanceof SqlError)
@@ -90,7 +96,7 @@ export const make = Effect.gen(function*() {
   const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => {
     const nested = dieOnSqlError(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)))
     const outermost = isPostgres ? dieOnSqlError(postgresTenantTransaction(organizationId, effect)) : nested
-    return asOutermost(nested, organizationGone(organizationId)(outermost)) as typeof effect
+    return asOutermost(nested, outermost, organizationGone(organizationId)) as typeof effect
   }
 
   /** Transaction-scoped advisory locks, taken in the order of the sorted keys (unnest yields the array in order). */
