@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiScalar, type HttpApp, HttpMiddleware } from "@effect/platform"
 import type { SqlError } from "@effect/sql/SqlError"
-import { type ConfigError, Effect, Layer, Option, Redacted } from "effect"
+import { type ConfigError, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { join } from "node:path"
 import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
 import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
@@ -59,8 +59,11 @@ const bootstrap = (config: HostConfig) =>
       Effect.tap(({ minted, organization }) =>
         Option.match(minted, {
           onNone: () => Effect.void,
+          // The key is shown only now: a quieter LOG_LEVEL must not swallow it.
           onSome: (key) =>
-            Effect.logWarning(`created an API key for organization ${organization.slug}; it is shown only now: ${key}`)
+            Effect.logWarning(`created an API key for organization ${organization.slug}; it is shown only now: ${key}`).pipe(
+              Logger.withMinimumLogLevel(LogLevel.Warning)
+            )
         })
       ),
       Effect.orDie

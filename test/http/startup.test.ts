@@ -71,3 +71,33 @@ describe("start-up on an unusable database, address or data folder", () => {
     })
   }, 60_000)
 })
+
+/** Starts the host on `port`, waits until it serves (or 30 s), stops it and answers what it printed. */
+const printedUntilServing = (port: number, env: Record<string, string>) =>
+  new Promise<string>((done) => {
+    const { CATALOG_BOOTSTRAP_API_KEY: _, ...inherited } = process.env
+    const child = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+      cwd: root,
+      env: { ...inherited, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: "sqlite::memory:", CATALOG_DATA_DIR: dir, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()))
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()))
+    const deadline = Date.now() + 30_000
+    const poll = (): void => {
+      fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false).then((serving) => {
+        if (serving || Date.now() > deadline) child.kill("SIGKILL")
+        else setTimeout(poll, 100)
+      })
+    }
+    poll()
+    child.once("exit", () => done(output))
+  })
+
+describe("the bootstrap API key made at the first start", () => {
+  it("is printed even when LOG_LEVEL hides warnings, as it is shown only once", async () => {
+    const output = await printedUntilServing(await freePort(), { CATALOG_TENANCY: "single", LOG_LEVEL: "fatal" })
+    expect(output).toMatch(/it is shown only now: pim_[A-Za-z0-9_-]{43}/)
+  }, 40_000)
+})
