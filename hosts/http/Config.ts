@@ -44,6 +44,9 @@ const bootstrapApiKey = Config.option(
   )
 )
 
+/** A path or address that, when set, names something: an empty one would quietly mean the current folder or every interface. */
+const nonEmpty = (name: string) => checked(name, "must not be empty", (s) => s.length > 0)
+
 const splitList = (s: string): ReadonlyArray<string> => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
 
 /** A comma-separated list; `valid` judges each entry. */
@@ -56,7 +59,7 @@ const list = (name: string, valid: (entry: string) => boolean = () => true, mess
 
 export const hostConfig: Config.Config<HostConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
-  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  host: nonEmpty("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl,
   tenancy: Config.literal("single", "multi")("CATALOG_TENANCY").pipe(Config.withDefault("single" as const)),
   bootstrapOrgSlug: checked("CATALOG_BOOTSTRAP_ORG_SLUG", "must match ^[a-z0-9-]+$", (s) => /^[a-z0-9-]+$/.test(s)).pipe(
@@ -68,7 +71,7 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   ),
   serviceKey: secret("CATALOG_SERVICE_KEY"),
   sessionSecret: secret("CATALOG_SESSION_SECRET"),
-  dataDir: Config.string("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
+  dataDir: nonEmpty("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
   webhookAllowedPrivateAddresses: list(
     "CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES",
     (entry) => invalidExemptions([entry]).length === 0,

@@ -57,6 +57,16 @@ describe("configuration", () => {
       expect(c.bootstrapAdminEmail).toEqual(Option.some("owner@example.com"))
     }))
 
+  it.effect("refuses an empty HOST or CATALOG_DATA_DIR, which would mean every interface or the current folder", () =>
+    Effect.gen(function*() {
+      for (const name of ["HOST", "CATALOG_DATA_DIR"]) {
+        const line = Either.getLeft(yield* load({ [name]: "" })).pipe(Option.getOrThrow)
+        expect(line).toBe(`invalid configuration: ${name}: must not be empty`)
+      }
+      const c = Either.getOrThrow(yield* load({ HOST: "127.0.0.1", CATALOG_DATA_DIR: "/srv/catalog" }))
+      expect(c).toMatchObject({ host: "127.0.0.1", dataDir: "/srv/catalog" })
+    }))
+
   it.effect("reads lists and names the database", () =>
     Effect.gen(function*() {
       const c = Either.getOrThrow(yield* load({ CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1/32, 10.0.0.0/8" }))
