@@ -1,6 +1,6 @@
-import { Config, ConfigError, Effect, Either, Option, Redacted } from "effect"
+import { Config, ConfigError, Effect, Either, Option, Redacted, Schema } from "effect"
 import { invalidExemptions } from "../../adapters/webhooks/AddressGuard.js"
-import { isEmailAddress } from "../../core/shared/Fields.js"
+import { isEmailAddress, Slug } from "../../core/shared/Fields.js"
 
 /** The deployment's configuration, from the environment (see README, Configuration). */
 export interface HostConfig {
@@ -62,7 +62,7 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   host: nonEmpty("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl,
   tenancy: Config.literal("single", "multi")("CATALOG_TENANCY").pipe(Config.withDefault("single" as const)),
-  bootstrapOrgSlug: checked("CATALOG_BOOTSTRAP_ORG_SLUG", "must match ^[a-z0-9-]+$", (s) => /^[a-z0-9-]+$/.test(s)).pipe(
+  bootstrapOrgSlug: checked("CATALOG_BOOTSTRAP_ORG_SLUG", "must match ^[a-z0-9-]+$ and be at most 255 characters", Schema.is(Slug)).pipe(
     Config.withDefault("default")
   ),
   bootstrapApiKey,

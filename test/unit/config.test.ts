@@ -67,6 +67,16 @@ describe("configuration", () => {
       expect(c).toMatchObject({ host: "127.0.0.1", dataDir: "/srv/catalog" })
     }))
 
+  it.effect("refuses a bootstrap slug that the API would refuse, also a longer one", () =>
+    Effect.gen(function*() {
+      for (const slug of ["Shop", "", "a".repeat(256)]) {
+        const line = Either.getLeft(yield* load({ CATALOG_BOOTSTRAP_ORG_SLUG: slug })).pipe(Option.getOrThrow)
+        expect(line).toBe("invalid configuration: CATALOG_BOOTSTRAP_ORG_SLUG: must match ^[a-z0-9-]+$ and be at most 255 characters")
+      }
+      const c = Either.getOrThrow(yield* load({ CATALOG_BOOTSTRAP_ORG_SLUG: "a".repeat(255) }))
+      expect(c.bootstrapOrgSlug).toBe("a".repeat(255))
+    }))
+
   it.effect("reads lists and names the database", () =>
     Effect.gen(function*() {
       const c = Either.getOrThrow(yield* load({ CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1/32, 10.0.0.0/8" }))
