@@ -28,6 +28,13 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: Host
     switch (tagOf(error)) {
       case "SqlError":
         return Option.some(`cannot start: DATABASE_URL: the database cannot be used (${rootMessage(error)})`)
+      case "MigrationError":
+        // The database refused a migration (a login role that may not create the app role, a
+        // full disk): the operator's to fix, and the migrator's trace does not even say why.
+        if (error instanceof Error && tagOf(error.cause) === "SqlError") {
+          return Option.some(`cannot start: DATABASE_URL: the database refused the migrations (${error.message}: ${rootMessage(error)})`)
+        }
+        break
       case "ServeError":
         return Option.some(`cannot start: HOST, PORT: cannot listen on ${config.host}:${config.port} (${rootMessage(error)})`)
     }

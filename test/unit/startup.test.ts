@@ -1,0 +1,30 @@
+import { MigrationError } from "@effect/sql/Migrator"
+import { SqlError } from "@effect/sql/SqlError"
+import { Cause, ConfigProvider, Effect, Either, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import { hostConfig } from "../../hosts/http/Config.js"
+import { describeStartupFailure } from "../../hosts/http/Startup.js"
+
+const config = Effect.runSync(Effect.either(hostConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).pipe(
+  Either.getOrThrow
+)
+
+describe("a start that fails on the outside world", () => {
+  it("names DATABASE_URL when the database refuses a migration, with the database's reason", () => {
+    const refused = new MigrationError({
+      reason: "failed",
+      message: "Migration \"1_tenancy\" failed",
+      cause: new SqlError({ message: "Failed to execute statement", cause: new Error("permission denied to create role") })
+    })
+    expect(describeStartupFailure(Cause.die(refused), config)).toEqual(
+      Option.some(
+        "cannot start: DATABASE_URL: the database refused the migrations (Migration \"1_tenancy\" failed: permission denied to create role)"
+      )
+    )
+  })
+
+  it("keeps the trace of a migration that failed in the code", () => {
+    const broken = new MigrationError({ reason: "import-error", message: "Default export was not an Effect for migration \"2_x\"" })
+    expect(describeStartupFailure(Cause.die(broken), config)).toEqual(Option.none())
+  })
+})
