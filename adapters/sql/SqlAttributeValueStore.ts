@@ -4,7 +4,7 @@ import type { EntityKind } from "../../core/schema/Attribute.js"
 import { AttributeValueStore, noUsage, type Usage, type ValueScope } from "../../core/schema/AttributeValueStore.js"
 import { type AttributeValueTable, ATTRIBUTE_VALUE_TABLES } from "./AttributeValueTables.js"
 import { IntColumn } from "./Columns.js"
-import { refreshSearchText } from "./ProductSearchRefresh.js"
+import { refreshProductIndex } from "./ProductIndexRefresh.js"
 
 const CountRow = Schema.Struct({ n: IntColumn })
 const decodeCount = Schema.decodeUnknown(Schema.Array(CountRow))
@@ -76,7 +76,7 @@ export const make = (tables: ReadonlyArray<AttributeValueTable>) =>
                      where organization_id = ${organizationId} and ${holds(code)} returning id`.pipe(
             Effect.flatMap(IdRows),
             // A product's search text holds its text values: the removed ones must stop matching.
-            Effect.tap((rows) => (table === "products" ? refreshSearchText(sql, organizationId, rows.map((r) => r.id)) : Effect.void)),
+            Effect.tap((rows) => (table === "products" ? refreshProductIndex(sql, organizationId, rows.map((r) => r.id)) : Effect.void)),
             Effect.map((rows) => rows.length)
           )
         }),

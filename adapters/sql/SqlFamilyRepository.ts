@@ -8,6 +8,7 @@ import { Conflict } from "../../core/shared/Errors.js"
 import { LocalizedLabel } from "../../core/shared/Fields.js"
 import { BooleanColumn, IntColumn, JsonColumn, toJson } from "./Columns.js"
 import { isForeignKeyViolation, isUniqueViolation } from "./SqlErrors.js"
+import { refreshFamilyHolders } from "./ProductIndexRefresh.js"
 
 const FamilyRow = Schema.Struct({
   id: Schema.String,
@@ -133,7 +134,8 @@ export const make = Effect.gen(function*() {
       ),
     attach: (a) =>
       sql`insert into family_attributes ${sql.insert({ ...a })}`.pipe(
-        Effect.asVoid,
+        // The family's products that hold values of the attribute now sort and search by them.
+        Effect.zipRight(refreshFamilyHolders(sql, a.organizationId, a.familyId, a.attributeId)),
         Effect.catchTag("SqlError", (e) =>
           isUniqueViolation(e)
             ? Effect.fail(new Conflict({ message: `attribute ${a.attributeId} is already attached to family ${a.familyId}` }))
@@ -156,7 +158,12 @@ export const make = Effect.gen(function*() {
     detach: (organizationId, familyId, attributeId) =>
       sql`delete from family_attributes
           where organization_id = ${organizationId} and family_id = ${familyId} and attribute_id = ${attributeId}
-          returning attribute_id`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0)),
+          returning attribute_id`.pipe(
+        Effect.orDie,
+        // The values stay with the products; the family no longer declares them, so they no longer sort or search.
+        Effect.tap((rows) => (rows.length > 0 ? refreshFamilyHolders(sql, organizationId, familyId, attributeId) : Effect.void)),
+        Effect.map((rows) => rows.length > 0)
+      ),
     entries,
     schemaOf: (organizationId, familyId) =>
       Effect.gen(function*() {

@@ -110,7 +110,7 @@ export const productIndex = (
   name: string,
   slug: string,
   values: AttributeValues,
-  attributes: ReadonlyArray<FamilyAttribute>
+  attributes: ReadonlyArray<Pick<FamilyAttribute, "attributeId" | "code" | "type">>
 ): ProductIndex => {
   const numbers: Array<{ attributeId: string; value: number }> = []
   for (const attribute of attributes) {

@@ -6,6 +6,7 @@ import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
 import { Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
+import { Families } from "../../core/schema/Families.js"
 import { catalogOver } from "../support/Catalog.js"
 import { failureOf, inTenant, named, schemaFixture, searched, val } from "../support/CatalogFixtures.js"
 
@@ -263,5 +264,33 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.after).toEqual({ ids: [], total: 0 })
         expect(result.near.ids).toEqual([])
         expect(result.byName.ids).toEqual([result.p.id])
+      }))
+    it.effect("sorts and searches by the values the family declares, kept in step with attaching and detaching", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { blurb, family, price } = yield* schemaFixture
+          const products = yield* Products
+          const families = yield* Families
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "Plain",
+            attributes: { blurb: val("ocelot"), price: val({ amount_cents: 500, currency: "EUR" }) }
+          })
+          const seen = Effect.gen(function*() {
+            const found = yield* searched("ocelot")
+            const priced = yield* products.list({ filterAttribute: "price", withTotal: true })
+            return [found.total, priced.total]
+          })
+          const attached = yield* seen
+          yield* families.detach(family.id, blurb.id)
+          yield* families.detach(family.id, price.id)
+          const detached = yield* seen
+          yield* products.update(p.id, { name: "Plain renamed" })
+          const afterWrite = yield* seen
+          yield* families.attach(family.id, { attributeId: blurb.id })
+          yield* families.attach(family.id, { attributeId: price.id })
+          return { attached, detached, afterWrite, reattached: yield* seen }
+        }))
+        expect(result).toEqual({ attached: [1, 1], detached: [0, 0], afterWrite: [0, 0], reattached: [1, 1] })
       }))
   })

@@ -1,0 +1,63 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { productIndex } from "../../core/products/ProductValues.js"
+import { AttributeType } from "../../core/schema/AttributeValues.js"
+import { chunksOf, StoredValuesColumn } from "./Columns.js"
+
+const ProductRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  id: Schema.String,
+  familyId: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  attributes: StoredValuesColumn,
+  searchText: Schema.String
+})))
+const SpecRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  familyId: Schema.String,
+  attributeId: Schema.String,
+  code: Schema.String,
+  type: AttributeType
+})))
+const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+
+/**
+ * Makes the stored search text and sort numbers of these products match the values they hold
+ * now and the attributes their family declares now, after a change made outside the product
+ * repository (an attribute's deletion, an attribute attached to or detached from a family).
+ */
+export const refreshProductIndex = (sql: SqlClient.SqlClient, organizationId: string, ids: ReadonlyArray<string>) =>
+  Effect.forEach(chunksOf(ids, 500), (chunk) =>
+    Effect.gen(function*() {
+      const rows = yield* sql`select id, family_id, name, slug, attributes, search_text from products
+        where organization_id = ${organizationId} and ${sql.in("id", chunk)}`.pipe(Effect.flatMap(ProductRows))
+      const familyIds = [...new Set(rows.map((r) => r.familyId))]
+      const specs = familyIds.length === 0 ? [] : yield* sql`select fa.family_id, fa.attribute_id, a.code, a.type
+        from family_attributes fa join attributes a on a.id = fa.attribute_id
+        where ${sql.in("fa.family_id", familyIds)} order by fa.position, a.code`.pipe(Effect.flatMap(SpecRows))
+      for (const row of rows) {
+        const index = productIndex(row.name, row.slug, row.attributes, specs.filter((s) => s.familyId === row.familyId))
+        if (index.searchText !== row.searchText) yield* sql`update products set search_text = ${index.searchText} where id = ${row.id}`
+        const keep = index.numbers.map((n) => n.attributeId)
+        yield* keep.length === 0
+          ? sql`delete from product_numbers where product_id = ${row.id}`
+          : sql`delete from product_numbers where product_id = ${row.id} and not ${sql.in("attribute_id", keep)}`
+        const numbers = index.numbers.map((n) => ({ organizationId, productId: row.id, attributeId: n.attributeId, value: n.value }))
+        if (numbers.length > 0) {
+          yield* sql`insert into product_numbers ${sql.insert(numbers)} on conflict (product_id, attribute_id) do update set
+            value = excluded.value where product_numbers.value <> excluded.value`
+        }
+      }
+    }), { discard: true }).pipe(Effect.orDie)
+
+/** Refreshes the index of the family's products that hold a value of the attribute. */
+export const refreshFamilyHolders = (sql: SqlClient.SqlClient, organizationId: string, familyId: string, attributeId: string) =>
+  Effect.gen(function*() {
+    const code = sql`(select code from attributes where id = ${attributeId})`
+    const holds = sql.onDialectOrElse({
+      pg: () => sql`jsonb_exists(attributes, ${code})`,
+      orElse: () => sql`json_type(attributes, '$.' || ${code}) is not null`
+    })
+    const rows = yield* sql`select id from products
+      where organization_id = ${organizationId} and family_id = ${familyId} and ${holds}`.pipe(Effect.flatMap(IdRows))
+    yield* refreshProductIndex(sql, organizationId, rows.map((r) => r.id))
+  }).pipe(Effect.orDie)
