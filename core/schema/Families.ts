@@ -8,6 +8,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
 import type { AttributeRecord, EntityKind } from "./Attribute.js"
 import { AttributeRepository } from "./AttributeRepository.js"
+import { changeDefinitions } from "./DefinitionLock.js"
 import {
   type AttachAttribute,
   type CreateFamily,
@@ -221,6 +222,8 @@ export const makeFamilies = Effect.gen(function*() {
       const override = yield* requestedOverride(input.requirementOverride, input.isRequiredOverride)
       return yield* tenant((organizationId) =>
         Effect.gen(function*() {
+          // Remakes the index of products holding the attribute's values: product writes planned against the family before wait.
+          yield* changeDefinitions(uow, organizationId)
           const family = yield* find(organizationId, familyId)
           const attribute = yield* Effect.flatMap(attributes.findById(organizationId, input.attributeId), Option.match({
             onNone: () => Effect.fail(new NotFound({ entity: "attribute", id: input.attributeId })),
@@ -281,6 +284,7 @@ export const makeFamilies = Effect.gen(function*() {
   const detach = (familyId: string, attributeId: string) =>
     tenant((organizationId) =>
       Effect.gen(function*() {
+        yield* changeDefinitions(uow, organizationId)
         yield* find(organizationId, familyId)
         if (yield* repo.detach(organizationId, familyId, attributeId)) {
           yield* attachmentEvent("family_attribute.deleted", familyId, attributeId)
