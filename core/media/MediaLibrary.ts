@@ -73,6 +73,14 @@ export const makeMediaLibrary = Effect.gen(function*() {
       return found.media.productId === productId ? found : yield* new NotFound({ entity: "media", id })
     })
 
+  /**
+   * A change to the media on the product holds the product first, as its deletion does: the
+   * deletion otherwise read the product's media, then cascaded over a detachment that had
+   * committed in between (and took the detached media's bytes), or took the media from under
+   * a detachment that then answered as if it had kept it.
+   */
+  const holdOn = (productId: string, id: string) => Effect.zipRight(uow.lock("product", [productId]), uow.lock("media", [id]))
+
   const upload = <E>(productId: string, parts: Stream.Stream<UploadPart<E>, E>) =>
     Effect.gen(function*() {
       const { organizationId } = yield* CurrentTenant
@@ -133,7 +141,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
   const update = (productId: string, id: string, input: UpdateMedia) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
-        yield* uow.lock("media", [id])
+        yield* holdOn(productId, id)
         const found = yield* findOn(organizationId, productId, id)
         const before = found.media
         const after = new Media({
@@ -153,7 +161,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
   const detach = (productId: string, id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
-        yield* uow.lock("media", [id])
+        yield* holdOn(productId, id)
         const found = yield* findOn(organizationId, productId, id)
         const detached = new Media({ ...found.media, productId: null, updatedAt: yield* now }, true)
         yield* repo.update({ ...found, media: detached })

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Ref } from "effect"
 import { BrandRepository } from "../catalog/BrandRepository.js"
 import { retryGeneratedSlug } from "../catalog/GeneratedSlug.js"
 import { mediaUrl } from "../media/Media.js"
@@ -60,7 +60,7 @@ const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly 
   typeof item === "object" && item !== null && "op" in item && item.op === "delete" && "id" in item && typeof item.id === "string" &&
   isUuid(item.id)
 
-/** The ids bulk items ask to delete, valid or not: only to look up their media beforehand. */
+/** The ids bulk items ask to delete, valid or not: only to look up their media before the deletions. */
 const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id)
 
 /**
@@ -288,14 +288,20 @@ export const makeProducts = Effect.gen(function*() {
       inTenant((organizationId) =>
         Effect.gen(function*() {
           yield* holdDefinitions(uow, organizationId)
-          const keys = yield* media.blobKeysOf(organizationId, deleteIds(items))
+          // Read once the batch holds its products: before, an upload or a detachment could still
+          // change which media the deletions take.
+          const keys = yield* Ref.make<ReadonlyArray<{ readonly productId: string; readonly blobKey: string }>>([])
           const results = yield* runBulk(organizationId, items, {
             planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),
             nestedTransaction: (effect) => uow.tenant(organizationId, effect),
-            lock: (ids) => uow.lock("product", ids),
+            lock: (ids) =>
+              uow.lock("product", ids).pipe(
+                Effect.zipRight(media.blobKeysOf(organizationId, deleteIds(items))),
+                Effect.flatMap((held) => Ref.set(keys, held))
+              ),
             newId: crypto.uuid
           })
-          return { keys, results }
+          return { keys: yield* Ref.get(keys), results }
         })
       ).pipe(
         Effect.tap(({ keys, results }) => {

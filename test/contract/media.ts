@@ -241,4 +241,34 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
           expect((yield* as(library.get(m.id))).productId).toBe(null)
         }
       }))
+
+    it.effect("keeps the bytes of media detached while its product is deleted, alone or in bulk, and refuses a detachment the deletion took", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const library = yield* MediaLibrary
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        for (let round = 0; round < 12; round++) {
+          const lamp = yield* as(products.create({ familyId: family.id, name: `Lamp ${round}` }))
+          const media = [yield* as(library.upload(lamp.id, parts(file("a")))), yield* as(library.upload(lamp.id, parts(file("b"))))]
+          const deletion = round % 2 === 0 ? products.delete(lamp.id) : products.bulk([{ op: "delete", id: lamp.id }])
+          const [, ...detached] = yield* Effect.all([
+            Effect.exit(as(deletion)),
+            ...media.map((m) => Effect.exit(as(library.detach(lamp.id, m.id))))
+          ], { concurrency: "unbounded" })
+          for (const [i, exit] of detached.entries()) {
+            const id = media[i]!.id
+            const kept = yield* Effect.exit(as(library.get(id)))
+            // A detachment that answered kept the media, bytes and all; one that came too late found nothing.
+            if (Exit.isSuccess(exit)) {
+              expect(Exit.isSuccess(kept) && kept.value.productId).toBe(null)
+              expect(yield* stored(`media/${organization.id}/${id}`)).toBe(true)
+            } else {
+              failsWith(exit, "NotFound")
+              failsWith(kept, "NotFound")
+            }
+          }
+        }
+      }))
   })
