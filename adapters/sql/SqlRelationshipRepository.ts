@@ -30,7 +30,10 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
     remove: (organizationId, id) =>
-      sql`delete from product_relationships where organization_id = ${organizationId} and id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      sql`delete from product_relationships where organization_id = ${organizationId} and id = ${id} returning id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
   })
 })
 

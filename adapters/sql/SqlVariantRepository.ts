@@ -47,7 +47,10 @@ export const make = Effect.gen(function*() {
       const axisKey = w.axisKey === undefined ? sql`` : sql`axis_key = ${axisDigest(w.axisKey)},`
       return sql`update variants set sku = ${v.sku}, name = ${v.name}, status = ${v.status}, attributes = ${toJson(v.attributes)},
           ${axisKey} position = ${v.position}, updated_at = ${v.updatedAt}
-          where organization_id = ${v.organizationId} and id = ${v.id}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", conflict(w)))
+          where organization_id = ${v.organizationId} and id = ${v.id} returning id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.catchTag("SqlError", conflict(w))
+      )
     },
     remove: (organizationId, productId, id) =>
       sql`delete from variants where organization_id = ${organizationId} and product_id = ${productId} and id = ${id} returning id`.pipe(

@@ -10,5 +10,6 @@ export class RelationshipRepository extends Context.Tag("catalog/RelationshipRep
   readonly ofProduct: (organizationId: string, productId: string) => Effect.Effect<ReadonlyArray<ProductRelationship>>
   /** The link when it starts at the product. */
   readonly find: (organizationId: string, productId: string, id: string) => Effect.Effect<Option.Option<ProductRelationship>>
-  readonly remove: (organizationId: string, id: string) => Effect.Effect<void>
+  /** Answers whether a row was removed. */
+  readonly remove: (organizationId: string, id: string) => Effect.Effect<boolean>
 }>() {}

@@ -64,7 +64,8 @@ export const makeRelationships = Effect.gen(function*() {
           yield* requireProduct(products, organizationId, productId)
           const found = yield* repo.find(organizationId, productId, id)
           if (Option.isNone(found)) return yield* new NotFound({ entity: "relationship", id })
-          yield* repo.remove(organizationId, id)
+          // Either product's deletion takes the link without its lock.
+          if (!(yield* repo.remove(organizationId, id))) return yield* new NotFound({ entity: "relationship", id })
           yield* record("product_relationship.deleted", found.value)
         })
       )

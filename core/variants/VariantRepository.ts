@@ -21,8 +21,9 @@ export class VariantRepository extends Context.Tag("catalog/VariantRepository")<
   /**
    * Rewrites the variant; the same conflicts as insert. Without `axisKey` the stored key stays:
    * a write that leaves the values alone does not answer for a combination it did not change.
+   * Answers whether the row was still there to rewrite.
    */
-  readonly update: (write: VariantUpdate) => Effect.Effect<void, Conflict>
+  readonly update: (write: VariantUpdate) => Effect.Effect<boolean, Conflict>
   /** Answers whether a row was removed. */
   readonly remove: (organizationId: string, productId: string, id: string) => Effect.Effect<boolean>
   /** The variant when it belongs to the product. */

@@ -174,7 +174,11 @@ export const makeVariants = Effect.gen(function*() {
           ...attributeChanges(touched)
         ]
         if (changed.length === 0) return current
-        yield* repo.update(key === undefined ? { variant: next } : { variant: next, axisKey: key })
+        // The product's deletion takes its variants without their locks: one that committed while
+        // this ran leaves no row to rewrite, and nothing was written.
+        if (!(yield* repo.update(key === undefined ? { variant: next } : { variant: next, axisKey: key }))) {
+          return yield* new NotFound({ entity: "variant", id })
+        }
         yield* record("variant.updated", id, { productId, changed_fields: changed })
         return next
       })
@@ -199,7 +203,7 @@ export const makeVariants = Effect.gen(function*() {
           yield* uow.lock("variant", [id])
           yield* requireProduct(products, organizationId, productId)
           const variant = yield* find(organizationId, productId, id)
-          yield* repo.remove(organizationId, productId, id)
+          if (!(yield* repo.remove(organizationId, productId, id))) return yield* new NotFound({ entity: "variant", id })
           yield* record("variant.deleted", id, { productId, sku: variant.sku })
         })
       )

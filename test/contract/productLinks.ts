@@ -139,4 +139,29 @@ export const productLinksSuite = <E>(name: string, storage: Layer.Layer<Storage 
         expect(yield* eventCount(organization.id, "product_modifier.attached")).toBe(1)
         expect(yield* eventCount(organization.id, "product_modifier.detached")).toBe(1)
       }))
+
+    it.effect("refuses to delete a link that the deletion of the product it points at, alone or in bulk, took first", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const products = yield* Products
+        const relationships = yield* Relationships
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const desk = yield* as(products.create({ familyId: family.id, name: "Desk" }))
+        for (let round = 0; round < 12; round++) {
+          const lamp = yield* as(products.create({ familyId: family.id, name: `Lamp ${round}` }))
+          const link = yield* as(relationships.create(desk.id, { relatedProductId: lamp.id, type: "accessory" }))
+          const deletion = round % 2 === 0 ? products.delete(lamp.id) : products.bulk([{ op: "delete", id: lamp.id }])
+          const [, removed] = yield* Effect.all([Effect.exit(as(deletion)), Effect.exit(as(relationships.remove(desk.id, link.id)))], {
+            concurrency: "unbounded"
+          })
+          const names = (yield* eventsOf(organization.id))
+            .filter((e) => e.entityId === lamp.id || (e.payload as { relatedProductId?: string }).relatedProductId === lamp.id)
+            .map((e) => e.name)
+          // A removal that answered went in before the deletion; one after it found nothing to remove.
+          expect(names.slice(names.indexOf("product.deleted") + 1)).toEqual([])
+          expect(names.filter((n) => n === "product_relationship.deleted")).toHaveLength(Exit.isSuccess(removed) ? 1 : 0)
+          if (Exit.isFailure(removed)) failsWith(removed, "NotFound")
+        }
+      }))
   })

@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, type Layer } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
@@ -8,6 +9,7 @@ import { Families } from "../../core/schema/Families.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Variants } from "../../core/variants/Variants.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { eventsOf } from "../support/CatalogFixtures.js"
 import { attr, entry, familyWith } from "../support/Families.js"
 
 const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
@@ -22,7 +24,7 @@ const outcomeOf = (exit: Exit.Exit<unknown, { readonly _tag: string }>) =>
 const page = { limit: 50, offset: 0 }
 
 /** Variants against one storage adapter. */
-export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Storage, E>) =>
+export const variantsSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
     it.effect("places a variant without a position after the last, and at the last when that is the largest position", () =>
       Effect.gen(function*() {
@@ -243,5 +245,31 @@ export const variantsSuite = <A, E>(name: string, storage: Layer.Layer<A | Stora
         yield* as(variants.create(ring.id, { sku: "R-2", attributes: { engraving: entry(`${long}!`) } }))
         failsWith(yield* Effect.exit(as(variants.create(ring.id, { sku: "R-3", attributes: { engraving: entry(long) } }))), "Conflict")
         expect((yield* as(variants.list(ring.id, page))).data.map((v) => v.sku)).toEqual(["R-1", "R-2"])
+      }))
+
+    it.effect("refuses a variant PATCH or DELETE that its product's deletion, alone or in bulk, overtook, recording nothing after it", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const products = yield* Products
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        for (let round = 0; round < 12; round++) {
+          const lamp = yield* as(products.create({ familyId: family.id, name: `Lamp ${round}` }))
+          const [a, b] = [yield* as(variants.create(lamp.id, { sku: `A-${round}` })), yield* as(variants.create(lamp.id, { sku: `B-${round}` }))]
+          const deletion = round % 2 === 0 ? products.delete(lamp.id) : products.bulk([{ op: "delete", id: lamp.id }])
+          const [, patched, removed] = yield* Effect.all([
+            Effect.exit(as(deletion)),
+            Effect.exit(as(variants.update(lamp.id, a!.id, { name: "Renamed" }))),
+            Effect.exit(as(variants.remove(lamp.id, b!.id)))
+          ], { concurrency: "unbounded" })
+          const events = (yield* eventsOf(organization.id)).filter((e) => e.entityId === lamp.id || (e.payload as { productId?: string }).productId === lamp.id)
+          const names = events.map((e) => e.name)
+          // What answered went in before the product's deletion; what came after it found nothing.
+          expect(names.slice(names.indexOf("product.deleted") + 1)).toEqual([])
+          expect(names.filter((n) => n === "variant.updated")).toHaveLength(Exit.isSuccess(patched) ? 1 : 0)
+          expect(names.filter((n) => n === "variant.deleted")).toHaveLength(Exit.isSuccess(removed) ? 1 : 0)
+          for (const exit of [patched, removed] as ReadonlyArray<Exit.Exit<unknown, unknown>>) if (Exit.isFailure(exit)) failsWith(exit, "NotFound")
+        }
       }))
   })
