@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Ref, Schedule, Schema, TestServices } from "effect"
+import { assert, describe, expect, layer } from "@effect/vitest"
+import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schedule, Schema, Stream, TestServices } from "effect"
 import * as MemoryBlobStore from "../adapters/blobs/MemoryBlobStore.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
 import * as MemoryWebhookSender from "../adapters/webhooks/MemoryWebhookSender.js"
 import { ConnectorRepository } from "../core/connectors/ConnectorRepository.js"
+import { Products } from "../core/products/Products.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { BlobStore } from "../core/shared/BlobStore.js"
 import { CurrentTenant } from "../core/tenancy/Actor.js"
@@ -13,24 +14,33 @@ import { Organizations } from "../core/tenancy/Organizations.js"
 import { catalogLayer } from "../index.js"
 import { newTenant } from "./support/Catalog.js"
 import { outcomeOf } from "./support/CatalogFixtures.js"
+import { familyWith } from "./support/Families.js"
 import { postgresAvailable, postgresClient, postgresStorage } from "./support/Postgres.js"
 
 const available = await postgresAvailable()
 
 const Names = Schema.Array(Schema.Struct({ name: Schema.String }))
 
-/** Tenant exports wait at `exportWritten` until `exportsGo` opens: a deletion paused between holding its tenant and its cascade. */
-const exportWritten = Effect.runSync(Deferred.make<void>())
-const exportsGo = Effect.runSync(Deferred.make<void>())
+/**
+ * An organization's export waits at its gate's `written` until `go` opens: a deletion paused
+ * between reading its tenant and its cascade.
+ */
+const gates = new Map<string, { readonly written: Deferred.Deferred<void>; readonly go: Deferred.Deferred<void> }>()
+const gateOf = (organizationId: string) => {
+  const gate = gates.get(organizationId) ?? { written: Effect.runSync(Deferred.make<void>()), go: Effect.runSync(Deferred.make<void>()) }
+  gates.set(organizationId, gate)
+  return gate
+}
 const GatedBlobs = Layer.effect(
   BlobStore,
   Effect.map(BlobStore, (blobs) =>
     BlobStore.of({
       ...blobs,
-      put: (key, bytes) =>
-        key.startsWith("exports/")
-          ? Deferred.succeed(exportWritten, undefined).pipe(Effect.zipRight(Deferred.await(exportsGo)), Effect.zipRight(blobs.put(key, bytes)))
-          : blobs.put(key, bytes)
+      put: (key, bytes) => {
+        if (!key.startsWith("exports/")) return blobs.put(key, bytes)
+        const gate = gateOf(key.split("/")[1]!)
+        return Deferred.succeed(gate.written, undefined).pipe(Effect.zipRight(Deferred.await(gate.go)), Effect.zipRight(blobs.put(key, bytes)))
+      }
     }))
 ).pipe(Layer.provide(MemoryBlobStore.layer))
 
@@ -145,6 +155,7 @@ describe.runIf(available)("postgres deadlocks", () => {
         const sql = yield* SqlClient.SqlClient
         const organizations = yield* Organizations
         const doomed = yield* newTenant
+        const { written, go } = gateOf(doomed.organization.id)
         const remove = Effect.exit(Effect.provideService(organizations.delete(doomed.organization.id, doomed.organization.slug), CurrentTenant, doomed.tenant))
         const waiting = sql`select locktype from pg_locks l join pg_stat_activity a on a.pid = l.pid
                             where a.datname = current_database() and not l.granted`.pipe(
@@ -154,7 +165,7 @@ describe.runIf(available)("postgres deadlocks", () => {
           remove,
           Effect.gen(function*() {
             // The first deletion holds the organization and waits at its export.
-            yield* Deferred.await(exportWritten)
+            yield* Deferred.await(written)
             const deletion = yield* Effect.fork(remove)
             yield* Effect.repeat(waiting, { until: (l) => l.length > 0, schedule: Schedule.spaced("20 millis") })
             const locks = yield* waiting
@@ -162,11 +173,51 @@ describe.runIf(available)("postgres deadlocks", () => {
             // deletion gives way to when Postgres aborts it to break a deadlock with one of them: the
             // two deletions were then aborted in turn until both had used up their runs.
             expect(locks).toEqual(["advisory"])
-            yield* Deferred.succeed(exportsGo, undefined)
+            yield* Deferred.succeed(go, undefined)
             return yield* Fiber.join(deletion)
           })
         ], { concurrency: "unbounded" })
         expect([outcomeOf(first), outcomeOf(second)].sort()).toEqual(["NotFound", "ok"])
+      })))
+
+    it.effect("exports what a write in flight committed, and holds back a write begun during the deletion", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const organizations = yield* Organizations
+        const products = yield* Products
+        const blobs = yield* BlobStore
+        const doomed = yield* newTenant
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, doomed.tenant)
+        const family = yield* familyWith(doomed.tenant, "product", [])
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        const { written, go } = gateOf(doomed.organization.id)
+        const waiting = sql`select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                            where a.datname = current_database() and l.locktype = 'advisory' and not l.granted`.pipe(
+          Effect.map((rows) => Number((rows[0] as { n: number }).n) > 0)
+        )
+        const deletion = yield* Effect.fork(as(organizations.delete(doomed.organization.id, doomed.organization.slug)))
+        // The deletion has read the tenant; an update of an existing row touches nothing it holds.
+        yield* Deferred.await(written)
+        const rename = yield* Effect.fork(Effect.exit(as(products.update(lamp.id, { name: "Renamed" }))))
+        yield* Effect.repeat(waiting, { until: (some) => some, schedule: Schedule.spaced("20 millis") }).pipe(
+          Effect.timeout("2 seconds"),
+          Effect.ignore
+        )
+        yield* Deferred.succeed(go, undefined)
+        const deleted = yield* Fiber.join(deletion)
+        const renamed = yield* Fiber.join(rename)
+        const bytes = yield* blobs.stream(deleted.exportKey)
+        assert(Option.isSome(bytes))
+        const text = new TextDecoder().decode(Chunk.toReadonlyArray(yield* Stream.runCollect(bytes.value)).reduce((a, b) => {
+          const all = new Uint8Array(a.length + b.length)
+          all.set(a)
+          all.set(b, a.length)
+          return all
+        }, new Uint8Array()))
+        const exported = (JSON.parse(text) as { tables: { products: ReadonlyArray<{ name: string }> } }).tables.products
+        // An update that answered is in the export; here it could only start once the tenant was gone.
+        expect(Exit.isSuccess(renamed) ? exported.map((p) => p.name) : "refused").toEqual("refused")
+        expect(exported.map((p) => p.name)).toEqual(["Lamp"])
       })))
   })
 })

@@ -58,14 +58,18 @@ export const make = Effect.gen(function*() {
 
   // Postgres, outermost: BEGIN and the tenant's settings in one round trip, not two (a read by
   // id takes three). Several statements go in one message only without parameters, so the
-  // organization id is written into the text, once it is known to be a UUID.
+  // organization id is written into the text, once it is known to be a UUID. The same message
+  // shares the organization's lock (`lock("organization", ...)`, the key `advisory` makes), which
+  // the organization's deletion takes alone: it waits for the transactions in flight, so its
+  // export has what they wrote (an update of an existing row waits on nothing else it holds), and
+  // those that start during it wait and then find the organization gone.
   const postgresTenantTransaction = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
     isUuid(organizationId)
       ? Effect.uninterruptibleMask((restore) =>
         Effect.scoped(Effect.gen(function*() {
           const conn = yield* sql.reserve
           yield* conn.executeUnprepared(
-            `BEGIN; SELECT ${tenantSettings(`'${organizationId}'`)}`,
+            `BEGIN; SELECT ${tenantSettings(`'${organizationId}'`)}, pg_advisory_xact_lock_shared(hashtextextended('organization:${organizationId}', 0))`,
             [],
             undefined
           ).pipe(

@@ -184,8 +184,10 @@ export const makeOrganizations = Effect.gen(function*() {
       return yield* uow.tenant(
         tenant.organizationId,
         Effect.gen(function*() {
-          // The settings are merged into those read: a patch racing this one must not be lost.
-          yield* uow.lock("organization", [tenant.organizationId])
+          // The settings are merged into those read: a patch racing this one must not be lost. Not
+          // the deletion's lock, which this transaction already shares: two patches would each wait
+          // for the other's share.
+          yield* uow.lock("organization_settings", [tenant.organizationId])
           const row = yield* repo.findById(tenant.organizationId)
           if (Option.isNone(row)) return yield* new NotFound({ entity: "organization", id: tenant.organizationId })
           const before = row.value.organization
