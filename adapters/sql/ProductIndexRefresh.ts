@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { productIndex } from "../../core/products/ProductValues.js"
 import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { chunksOf, StoredValuesColumn } from "./Columns.js"
+import { syncProductNumbers } from "./ProductNumbers.js"
 
 const ProductRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
   id: Schema.String,
@@ -37,15 +38,11 @@ export const refreshProductIndex = (sql: SqlClient.SqlClient, organizationId: st
       for (const row of rows) {
         const index = productIndex(row.name, row.slug, row.attributes, specs.filter((s) => s.familyId === row.familyId))
         if (index.searchText !== row.searchText) yield* sql`update products set search_text = ${index.searchText} where id = ${row.id}`
-        const keep = index.numbers.map((n) => n.attributeId)
-        yield* keep.length === 0
-          ? sql`delete from product_numbers where product_id = ${row.id}`
-          : sql`delete from product_numbers where product_id = ${row.id} and not ${sql.in("attribute_id", keep)}`
-        const numbers = index.numbers.map((n) => ({ organizationId, productId: row.id, attributeId: n.attributeId, value: n.value }))
-        if (numbers.length > 0) {
-          yield* sql`insert into product_numbers ${sql.insert(numbers)} on conflict (product_id, attribute_id) do update set
-            value = excluded.value where product_numbers.value <> excluded.value`
-        }
+        yield* syncProductNumbers(
+          sql,
+          row.id,
+          index.numbers.map((n) => ({ organizationId, productId: row.id, attributeId: n.attributeId, value: n.value }))
+        )
       }
     }), { discard: true }).pipe(Effect.orDie)
 

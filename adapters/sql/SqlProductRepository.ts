@@ -15,6 +15,7 @@ import { productsOf, type SearchTier, searchOf } from "./ProductSearch.js"
 import { categoryIdsJson, makeFindJson, productJsonOf } from "./ProductJsonRead.js"
 import { productConditions } from "./ProductWhere.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { syncProductNumbers } from "./ProductNumbers.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -145,11 +146,7 @@ export const make = Effect.gen(function*() {
             or product_categories.brand_id is distinct from excluded.brand_id
             or product_categories.source_connector_id is distinct from excluded.source_connector_id`
       }
-      yield* deleteOthers("product_numbers", id, "attribute_id", numbers.map((n) => n.attributeId))
-      if (numbers.length > 0) {
-        yield* sql`insert into product_numbers ${sql.insert(numbers)} on conflict (product_id, attribute_id) do update set
-          value = excluded.value where product_numbers.value <> excluded.value`
-      }
+      yield* syncProductNumbers(sql, id, numbers)
     })
 
   /** The record's columns and its category ids, in one statement. */
