@@ -7,14 +7,22 @@ export const MAX_TAG_INPUT_LENGTH = 80
 export const MAX_TAG_LENGTH = 60
 
 /**
+ * A run of non-alphanumerics: characters that are neither letters, digits nor marks, each with
+ * the marks that follow it (an emoji's skin or keycap mark), marks that open the text, and the
+ * variation selectors, which only choose how the character before them is drawn (`1️⃣` is `1`,
+ * U+FE0F, U+20E3). A mark counts as alphanumeric only as part of a letter or digit.
+ */
+const NON_ALPHANUMERIC = /(?:^\p{M}+|[^\p{L}\p{M}\p{N}]\p{M}*|[\uFE00-\uFE0F\u{E0100}-\u{E01EF}])+/gu
+
+/**
  * One tag by the seven steps of the specification, literally in order (so truncation after
- * trimming can leave a trailing `-`). Letters, digits and the marks that remain of every
- * script count as alphanumeric, so non-Latin tags survive. Empty means the tag is dropped.
+ * trimming can leave a trailing `-`). Letters, digits and the marks that remain on them, of
+ * every script, count as alphanumeric, so non-Latin tags survive. Empty means the tag is dropped.
  */
 export const canonicalTag = (tag: string): string =>
   Array.from(
     lowerWithoutDiacritics(tag)
-      .replace(/[^\p{L}\p{M}\p{N}]+/gu, "-")
+      .replace(NON_ALPHANUMERIC, "-")
       .replace(/^-+|-+$/g, "")
   ).slice(0, MAX_TAG_LENGTH).join("")
 

@@ -15,6 +15,15 @@ describe("tag canonicalization", () => {
     expect(canonicalTag("한국")).toHaveLength(2)
   })
 
+  it("takes a mark on a symbol as part of the symbol, so an emoji leaves no invisible tag", () => {
+    expect(canonicalTag("❤️")).toBe("")
+    expect(canonicalTag("sale ❤️")).toBe("sale")
+    expect(canonicalTag("1️⃣ top")).toBe("1-top")
+    expect(canonicalTag("👍🏽 ok")).toBe("ok")
+    expect(canonicalTag("\u0301abc")).toBe("abc")
+    expect(canonicalTags(["❤️", "⭐️", "ok ✔️"])).toEqual(["ok"])
+  })
+
   it("truncates to 60 composed characters, after trimming, as the steps are ordered", () => {
     expect(canonicalTag("가".repeat(70))).toBe("가".repeat(60))
     expect(canonicalTag(`${"a".repeat(59)} b`)).toBe(`${"a".repeat(59)}-`)
