@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { AttributeSpec, AttributeValues, ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, sameLocale, type ValueEntry } from "../schema/AttributeValues.js"
 import { type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { MediaRepository } from "./MediaRepository.js"
 import { isUuid } from "../shared/Fields.js"
@@ -28,7 +28,7 @@ export const uuidValuesOf = (attributes: unknown): ReadonlyArray<string> => {
  * record one of its values names was deleted.
  */
 const alreadyStored = (stored: AttributeValues | undefined, code: string, e: ValueEntry): boolean =>
-  stored?.[code]?.some((s) => s.locale === e.locale && s.channel === e.channel && s.value === e.value) ?? false
+  stored?.[code]?.some((s) => sameLocale(s.locale, e.locale) && s.channel === e.channel && s.value === e.value) ?? false
 
 /** The media ids that the `media` and `file` values of checked `values` name, but those `stored` already holds. */
 export const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues, stored?: AttributeValues): ReadonlyArray<string> => {

@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, sameLocale, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -58,7 +58,7 @@ export const withoutRemovals = (values: AttributeValues): AttributeValues => {
 /**
  * The value of each code for one locale and channel: the exact entry first, then the entry
  * with that locale and no channel, then that channel and no locale, then the `null`/`null`
- * entry; null when none applies.
+ * entry; null when none applies. Locales match whatever their case.
  */
 export const resolveValues = (
   values: AttributeValues,
@@ -75,7 +75,7 @@ export const resolveValues = (
   for (const [code, entries] of Object.entries(values)) {
     let resolved: unknown = null
     for (const [l, c] of order) {
-      const hit = entries.find((e) => e.locale === l && e.channel === c)
+      const hit = entries.find((e) => sameLocale(e.locale, l) && e.channel === c)
       if (hit !== undefined) {
         resolved = hit.value
         break

@@ -9,6 +9,7 @@ import { CategoryRepository } from "../catalog/CategoryRepository.js"
 import { emit, EventLog } from "../events/EventLog.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
+import { localeKey } from "../schema/AttributeValues.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
@@ -67,6 +68,15 @@ const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => item
  * The label of the locale that sorts first: a stored label's key order is the database's
  * (insertion order on SQLite, length then bytes in a Postgres jsonb), so it cannot choose.
  */
+/** A label's text in one locale: its own key of that locale, whatever the case of either. */
+const labelAt = (label: Readonly<Record<string, string>>, locale: string | null | undefined): string | undefined => {
+  if (locale === undefined || locale === null) return undefined
+  if (Object.hasOwn(label, locale)) return label[locale]
+  const key = localeKey(locale)
+  const found = Object.keys(label).find((k) => localeKey(k) === key)
+  return found === undefined ? undefined : label[found]
+}
+
 const firstByLocale = (label: Readonly<Record<string, string>>): string | null => {
   const first = Object.keys(label).sort()[0]
   return first === undefined ? null : label[first] ?? null
@@ -269,8 +279,7 @@ export const makeProducts = Effect.gen(function*() {
         const counts = yield* repo.facets(organizationId, filter, { caps, includeEmpty: query.includeEmpty ?? false })
         const defaults = yield* orgDefaults(organizationId)
         const labelOf = (label: Readonly<Record<string, string>>): string | null =>
-          (query.locale !== undefined ? label[query.locale] : undefined) ??
-            (defaults.locale !== null ? label[defaults.locale] : undefined) ?? label.en ?? firstByLocale(label)
+          labelAt(label, query.locale) ?? labelAt(label, defaults.locale) ?? labelAt(label, "en") ?? firstByLocale(label)
         return new ProductFacets({
           total: counts.total,
           families: counts.families.map((f) => ({ id: f.id, code: f.code, label: labelOf(f.label), count: f.count })),

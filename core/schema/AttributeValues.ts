@@ -44,8 +44,17 @@ export interface ValueEntry {
 /** A record's attribute values: code -> entries. */
 export type AttributeValues = Readonly<Record<string, ReadonlyArray<ValueEntry>>>
 
+/**
+ * Locale codes name one locale whatever their case (`en-US`, `en-us`), as BCP 47 tags do; they
+ * are stored as written and compared by this key. Channel codes are compared as written.
+ */
+export const localeKey = (locale: string | null): string | null => (locale === null ? null : locale.toLowerCase())
+
+/** Whether two locales (null included) are one. */
+export const sameLocale = (a: string | null, b: string | null): boolean => localeKey(a) === localeKey(b)
+
 /** One string per (locale, channel) pair, `null` kept apart from any text. */
-export const scopeKey = (locale: string | null, channel: string | null): string => JSON.stringify([locale, channel])
+export const scopeKey = (locale: string | null, channel: string | null): string => JSON.stringify([localeKey(locale), channel])
 
 /** The entries under `code`, from own keys only: `constructor` is a valid code, not Object.prototype's. */
 export const entriesOf = (values: AttributeValues, code: string): ReadonlyArray<ValueEntry> | undefined =>
@@ -174,6 +183,6 @@ export const isFilled = (
 ): boolean =>
   (entries ?? []).some((e) =>
     !isEmpty(e.value) &&
-    (e.locale === null || (spec.isLocalizable && (scope.locale === null || e.locale === scope.locale))) &&
+    (e.locale === null || (spec.isLocalizable && (scope.locale === null || sameLocale(e.locale, scope.locale)))) &&
     (e.channel === null || (spec.isScopable && (scope.channel === null || e.channel === scope.channel)))
   )

@@ -218,6 +218,56 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         })
       }))
 
+    it.effect("takes a locale in any case as one locale: on write, merge, resolution, activation and family labels", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const attributes = yield* Attributes
+          const families = yield* Families
+          yield* (yield* Organizations).updateCurrent({ settings: { default_locale: "en-US" } })
+          const title = yield* attributes.create({ code: "title", label: { en: "Title" }, type: "text", isLocalizable: true, requirement: "required" })
+          const family = yield* families.create({ code: "lamps", label: { "en-us": "Lamps (US)", "de-DE": "Lampen" } })
+          yield* families.attach(family.id, { attributeId: title.id })
+          const products = yield* Products
+          const duplicate = yield* failureOf(products.create({
+            familyId: family.id,
+            name: "Lamp",
+            attributes: { title: [{ locale: "en-US", channel: null, value: "a" }, { locale: "en-us", channel: null, value: "b" }] }
+          }))
+          const p = yield* products.create({
+            familyId: family.id,
+            name: "Lamp",
+            attributes: { title: [{ locale: "en-us", channel: null, value: "Lamp" }, { locale: null, channel: null, value: "Lampe" }] }
+          })
+          const active = yield* products.update(p.id, { status: "active" })
+          const merged = yield* products.update(p.id, { attributes: { title: [{ locale: "EN-US", channel: null, value: "Desk lamp" }] } })
+          const resolved = (locale: string) => Effect.map(products.get(p.id, { locale }), (d) => d.resolvedAttributes)
+          const label = (locale?: string) =>
+            Effect.map(products.facets(locale === undefined ? {} : { locale }), (f) => f.families.find((x) => x.id === family.id)?.label)
+          return {
+            duplicate: duplicate.includes("duplicate_entry"),
+            active: active.status,
+            merged: merged.attributes,
+            enUs: yield* resolved("en-us"),
+            EnUs: yield* resolved("en-US"),
+            fr: yield* resolved("fr"),
+            labelDe: yield* label("de-de"),
+            labelDefault: yield* label(),
+            labelOwnKeysOnly: yield* label("constructor")
+          }
+        }))
+        expect(result).toEqual({
+          duplicate: true,
+          active: "active",
+          merged: { title: [{ locale: "EN-US", channel: null, value: "Desk lamp" }, { locale: null, channel: null, value: "Lampe" }] },
+          enUs: { title: "Desk lamp" },
+          EnUs: { title: "Desk lamp" },
+          fr: { title: "Lampe" },
+          labelDe: "Lampen",
+          labelDefault: "Lamps (US)",
+          labelOwnKeysOnly: "Lamps (US)"
+        })
+      }))
+
     it.effect("runs a bulk batch where each item stands alone, with one event per item that succeeded", () =>
       Effect.gen(function*() {
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {

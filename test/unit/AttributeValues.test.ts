@@ -253,6 +253,12 @@ describe("validateAttributeValues", () => {
       code: "duplicate_entry"
     })
     expect(issues({ qty: [{ locale: null, channel: null, value: "three" }] })[0]?.path).toEqual(["attributes", "qty", 0, "value"])
+    // A locale is one whatever its case; a channel is compared as written.
+    expect(issues({ title: [{ locale: "en-US", channel: null, value: "a" }, { locale: "en-us", channel: null, value: "b" }] })[0]).toMatchObject({
+      path: ["attributes", "title", 1],
+      code: "duplicate_entry"
+    })
+    expect(Either.isRight(run({ title: [{ locale: null, channel: "Web", value: "a" }, { locale: null, channel: "web", value: "b" }] }))).toBe(true)
     // The text "null" is a locale like any other, not the absent one.
     expect(Either.isRight(run({ title: [{ locale: "null", channel: null, value: "a" }, { locale: null, channel: null, value: "b" }] }))).toBe(true)
   })
