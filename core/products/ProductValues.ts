@@ -88,10 +88,31 @@ export const resolveValues = (
 
 const TEXT_TYPES = new Set(["text", "textarea", "richtext", "select", "multiselect", "tags"])
 
-/** Appends the text of a value (markup dropped) to `out`. */
-const addTexts = (value: unknown, out: Array<string>): void => {
-  if (typeof value === "string") out.push(value.includes("<") ? value.replace(/<[^>]*>/g, " ") : value)
-  else if (Array.isArray(value)) for (const v of value) addTexts(v, out)
+const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " " }
+
+const entity = (name: string): string | undefined => (Object.hasOwn(ENTITIES, name) ? ENTITIES[name] : undefined)
+
+/** A code point written as a character reference, if it is one (not a surrogate, not past U+10FFFF). */
+const fromCodePoint = (n: number): string | undefined =>
+  Number.isInteger(n) && n > 0 && n <= 0x10ffff && (n < 0xd800 || n > 0xdfff) ? String.fromCodePoint(n) : undefined
+
+/** The text of rich text: its tags dropped, its character references (`&amp;`, `&#233;`) read. */
+const richText = (html: string): string =>
+  html.replace(/<[^>]*>/g, " ").replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
+    (dec !== undefined
+      ? fromCodePoint(Number(dec))
+      : hex !== undefined
+      ? fromCodePoint(parseInt(hex, 16))
+      : entity(name!.toLowerCase())) ?? ref
+  )
+
+/**
+ * Appends the text of a value to `out`: markup is read as markup in rich text only, so a `<`
+ * in plain text (`volume <10 dB, weight >2 kg`) keeps the words around it.
+ */
+const addTexts = (value: unknown, rich: boolean, out: Array<string>): void => {
+  if (typeof value === "string") out.push(rich ? richText(value) : value)
+  else if (Array.isArray(value)) for (const v of value) addTexts(v, rich, out)
 }
 
 const numberOf = (type: string, value: unknown): number | undefined => {
@@ -133,7 +154,7 @@ export const productSearchText = (
   const texts: Array<string> = [name, slug]
   for (const attribute of attributes) {
     const entries = entriesOf(values, attribute.code)
-    if (entries !== undefined && TEXT_TYPES.has(attribute.type)) for (const e of entries) addTexts(e.value, texts)
+    if (entries !== undefined && TEXT_TYPES.has(attribute.type)) for (const e of entries) addTexts(e.value, attribute.type === "richtext", texts)
   }
   return searchText(texts)
 }

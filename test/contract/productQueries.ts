@@ -199,6 +199,42 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.afterUpdate).toEqual([])
       }))
 
+    it.effect("reads markup as markup in rich text only, and the character references of rich text as their characters", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const body = yield* attributes.create({ code: "body", label: { en: "Body" }, type: "richtext", isLocalizable: true })
+          yield* families.attach(family.id, { attributeId: body.id })
+          const products = yield* Products
+          const plain = yield* products.create({ familyId: family.id, name: "Fan", attributes: { blurb: val("volume <10 dB, weight >2 kg") } })
+          const rich = yield* products.create({
+            familyId: family.id,
+            name: "Mill",
+            attributes: { body: [{ locale: "fr", channel: null, value: "<p>Sel &amp; poivre, caf&#233; &#x2014; <b>fum&eacute;</b> &constructor;</p>" }] }
+          })
+          const ids = (q: string) => Effect.map(products.list({ q }), (l) => l.data.map((p) => p.id))
+          return {
+            plain: plain.id,
+            rich: rich.id,
+            weight: yield* ids("weight"),
+            db: yield* ids("db"),
+            cafe: yield* ids("cafe"),
+            amp: yield* ids("amp"),
+            poivre: yield* ids("poivre"),
+            markup: yield* ids("constructor")
+          }
+        }))
+        expect(result.weight).toEqual([result.plain])
+        expect(result.db).toEqual([result.plain])
+        expect(result.cafe).toEqual([result.rich])
+        expect(result.amp).toEqual([])
+        expect(result.poivre).toEqual([result.rich])
+        // An unknown reference stays as written.
+        expect(result.markup).toEqual([result.rich])
+      }))
+
     it.effect("ranks exact matches before near misses, pages across both and counts them all", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
