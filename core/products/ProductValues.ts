@@ -88,22 +88,30 @@ export const resolveValues = (
 
 const TEXT_TYPES = new Set(["text", "textarea", "richtext", "select", "multiselect", "tags"])
 
-const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " " }
+/** HTML's names of U+00A0 to U+00FF, in order. */
+const LATIN1 = ("nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 " +
+  "acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig " +
+  "Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave " +
+  "Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave " +
+  "iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml").split(" ")
 
-const entity = (name: string): string | undefined => (Object.hasOwn(ENTITIES, name) ? ENTITIES[name] : undefined)
+const ENTITIES: ReadonlyMap<string, string> = new Map([
+  ...LATIN1.map((name, i) => [name, String.fromCharCode(0xa0 + i)] as const),
+  ["amp", "&"], ["lt", "<"], ["gt", ">"], ["quot", "\""], ["apos", "'"], ["AMP", "&"], ["LT", "<"], ["GT", ">"], ["QUOT", "\""]
+])
 
 /** A code point written as a character reference, if it is one (not a surrogate, not past U+10FFFF). */
 const fromCodePoint = (n: number): string | undefined =>
   Number.isInteger(n) && n > 0 && n <= 0x10ffff && (n < 0xd800 || n > 0xdfff) ? String.fromCodePoint(n) : undefined
 
-/** The text of rich text: its tags dropped, its character references (`&amp;`, `&#233;`) read. */
+/** The text of rich text: its tags dropped, its character references (`&amp;`, `&#233;`, `&eacute;`) read. */
 const richText = (html: string): string =>
   html.replace(/<[^>]*>/g, " ").replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
     (dec !== undefined
       ? fromCodePoint(Number(dec))
       : hex !== undefined
       ? fromCodePoint(parseInt(hex, 16))
-      : entity(name!.toLowerCase())) ?? ref
+      : ENTITIES.get(name!)) ?? ref
   )
 
 /**

@@ -223,6 +223,7 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
             cafe: yield* ids("cafe"),
             amp: yield* ids("amp"),
             poivre: yield* ids("poivre"),
+            fume: yield* ids("fume"),
             markup: yield* ids("constructor")
           }
         }))
@@ -231,6 +232,7 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.cafe).toEqual([result.rich])
         expect(result.amp).toEqual([])
         expect(result.poivre).toEqual([result.rich])
+        expect(result.fume).toEqual([result.rich])
         // An unknown reference stays as written.
         expect(result.markup).toEqual([result.rich])
       }))
