@@ -1,0 +1,38 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { canonicalTag } from "../../../core/catalog/Tags.js"
+import { JsonColumn, toJson } from "../Columns.js"
+import { refreshProductIndex } from "../ProductIndexRefresh.js"
+
+const TagRows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)) }))
+const Ids = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String }))
+
+/** A tag that kept a mark on a symbol or a variation selector, which canonicalization now drops. */
+const SYMBOL_MARK = /^\p{M}|[^\p{L}\p{M}\p{N}]\p{M}|[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u
+
+/**
+ * Tags now take a mark on a symbol, and a variation selector, as non-alphanumeric (`❤️` is
+ * dropped, `sale ❤️` is `sale`): stored tags that kept one are canonicalized again. Search
+ * text now reads markup in rich text only, and rich text's character references: products
+ * whose values hold a `<` or a `&` get their search text made again.
+ */
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql`select id, organization_id, tags from products`.pipe(Effect.flatMap(Schema.decodeUnknown(TagRows)))
+  for (const row of rows) {
+    if (!row.tags.some((tag) => SYMBOL_MARK.test(tag))) continue
+    const tags = [...new Set(row.tags.map((tag) => (SYMBOL_MARK.test(tag) ? canonicalTag(tag) : tag)).filter((tag) => tag.length > 0))]
+    yield* sql`update products set tags = ${toJson(tags)} where id = ${row.id}`
+    yield* sql`delete from product_tags where product_id = ${row.id}`
+    if (tags.length > 0) {
+      yield* sql`insert into product_tags ${sql.insert(tags.map((tag) => ({ organizationId: row.organizationId, productId: row.id, tag })))}`
+    }
+  }
+  const text = sql.onDialectOrElse({ pg: () => sql`attributes::text`, orElse: () => sql`attributes` })
+  const marked = yield* sql`select id, organization_id from products where ${text} like '%<%' or ${text} like '%&%'`.pipe(
+    Effect.flatMap(Schema.decodeUnknown(Ids))
+  )
+  const byOrganization = new Map<string, Array<string>>()
+  for (const row of marked) byOrganization.set(row.organizationId, [...(byOrganization.get(row.organizationId) ?? []), row.id])
+  for (const [organizationId, ids] of byOrganization) yield* refreshProductIndex(sql, organizationId, ids)
+})
