@@ -1,5 +1,4 @@
 import { Schema } from "effect"
-import { maxCharacters } from "../shared/Fields.js"
 import { lowerWithoutDiacritics } from "./Text.js"
 
 export const MAX_TAGS = 50
@@ -36,10 +35,16 @@ export const canonicalTags = (tags: ReadonlyArray<string>): ReadonlyArray<string
   return [...out]
 }
 
-/** Tags as written: at most 50, each 1 to 80 characters before canonicalization. */
+/**
+ * Tags as written: at most 50, each 1 to 80 characters before canonicalization, counted
+ * composed (NFC), as the tag is kept: `Crème` is five characters whether its `è` is sent as one
+ * code point or as `e` and a combining grave.
+ */
 export const TagsInput = Schema.Array(
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "a tag must not be empty" }),
-    maxCharacters(MAX_TAG_INPUT_LENGTH, `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`)
+    Schema.filter((s) => Array.from(s.normalize("NFC")).length <= MAX_TAG_INPUT_LENGTH, {
+      message: () => `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`
+    })
   )
 ).pipe(Schema.maxItems(MAX_TAGS, { message: () => `at most ${MAX_TAGS} tags` }))

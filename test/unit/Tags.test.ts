@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { canonicalTag, canonicalTags } from "../../core/catalog/Tags.js"
+import { Either, Schema } from "effect"
+import { canonicalTag, canonicalTags, TagsInput } from "../../core/catalog/Tags.js"
 
 describe("tag canonicalization", () => {
   it("lower-cases, strips diacritics, joins runs of other characters with -, and trims", () => {
@@ -31,5 +32,14 @@ describe("tag canonicalization", () => {
 
   it("drops tags that become empty and keeps the first of duplicates", () => {
     expect(canonicalTags(["Summer Sale", "!!!", "summer-sale", "SUMMER sale", "Été"])).toEqual(["summer-sale", "ete"])
+  })
+
+  it("counts the 80 characters of a tag as written composed, in code points, not UTF-16 units", () => {
+    const accepts = (tag: string) => Either.isRight(Schema.decodeUnknownEither(TagsInput)([tag]))
+    expect(accepts("e\u0301".repeat(80))).toBe(true)
+    expect(accepts("e\u0301".repeat(81))).toBe(false)
+    expect(accepts("😀".repeat(80))).toBe(true)
+    expect(accepts("😀".repeat(81))).toBe(false)
+    expect(accepts("")).toBe(false)
   })
 })
