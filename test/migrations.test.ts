@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
-import { expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { migrations } from "../adapters/sql/migrations/index.js"
 import { migrate } from "../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
+import { JsonColumn } from "../adapters/sql/Columns.js"
+import { postgresAvailable, postgresClient } from "./support/Postgres.js"
 
 const upTo = (last: number) =>
   Migrator.make({})({ loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([key]) => Number(key.split("_")[0]) <= last))) })
@@ -30,41 +32,51 @@ it.effect("migration 25 keys brand and category names ignoring spacing; a later 
     expect((yield* read("categories")).map((c) => c.nameKey)).toEqual(["winter boots"])
   }).pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
-const Stored = Schema.Array(Schema.Struct({ id: Schema.String, tags: Schema.String, searchText: Schema.String }))
+const Stored = Schema.Array(Schema.Struct({ id: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)), searchText: Schema.String }))
 const TagLinks = Schema.Array(Schema.Struct({ productId: Schema.String, tag: Schema.String }))
 
-it.effect("migration 26 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references", () =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* upTo(25)
-    const at = "2026-01-01T00:00:00.000Z"
-    yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values ('o1', 'Org', 'org', ${at}, ${at})`
-    for (const [id, code, type] of [["a1", "body", "richtext"], ["a2", "note", "text"]] as const) {
-      yield* sql`insert into attributes (id, organization_id, code, entity_kind, label, type, is_localizable, is_scopable, requirement, is_variant_axis, position, created_at, updated_at)
-        values (${id}, 'o1', ${code}, 'product', '{}', ${type}, 1, 0, 'available', 0, 0, ${at}, ${at})`
-    }
-    yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values ('f1', 'o1', 'fam', 'product', '{}', ${at}, ${at})`
-    for (const id of ["a1", "a2"]) {
-      yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values ('o1', 'f1', ${id}, 0, ${at}, ${at})`
-    }
-    const products: ReadonlyArray<readonly [string, ReadonlyArray<string>, unknown, string]> = [
-      ["p1", ["sale-\uFE0F", "\uFE0F", "sale", "ok"], {}, " one one "],
-      ["p2", ["plain"], { body: [{ locale: "fr", channel: null, value: "<p>caf&#233; &amp; th&eacute;</p>" }] }, " two two p caf 233 amp th eacute p "],
-      ["p3", [], { note: [{ locale: null, channel: null, value: "volume <10 dB, weight >2 kg" }] }, " three three volume 2 kg "]
-    ]
-    for (const [id, tags, attributes, searchText] of products) {
-      const name = { p1: "One", p2: "Two", p3: "Three" }[id]
-      yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
-        values (${id}, 'o1', 'f1', ${name}, ${name!.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, ${JSON.stringify(tags)}, ${searchText}, ${at}, ${at})`
-      for (const tag of tags) yield* sql`insert into product_tags (organization_id, product_id, tag) values ('o1', ${id}, ${tag})`
-    }
-    yield* migrate
-    const stored = yield* sql`select id, tags, search_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Stored)))
-    expect(stored.map((p) => [p.id, JSON.parse(p.tags), p.searchText])).toEqual([
-      ["p1", ["sale", "ok"], " one one "],
-      ["p2", ["plain"], " two two cafe the "],
-      ["p3", [], " three three volume 10 db weight 2 kg "]
-    ])
-    const links = yield* sql`select product_id, tag from product_tags order by product_id, tag`.pipe(Effect.flatMap(Schema.decodeUnknown(TagLinks)))
-    expect(links).toEqual([{ productId: "p1", tag: "ok" }, { productId: "p1", tag: "sale" }, { productId: "p2", tag: "plain" }])
-  }).pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+const migration26 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(25)
+  const at = "2026-01-01T00:00:00.000Z"
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  const [o1, a1, a2, f1, p1, p2, p3] = [1, 2, 3, 4, 5, 6, 7].map(id)
+  const yes = sql.onDialectOrElse({ pg: () => sql`true`, orElse: () => sql`1` })
+  const no = sql.onDialectOrElse({ pg: () => sql`false`, orElse: () => sql`0` })
+  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${o1}, 'Org', 'org', ${at}, ${at})`
+  for (const [attributeId, code, type] of [[a1, "body", "richtext"], [a2, "note", "text"]] as const) {
+    yield* sql`insert into attributes (id, organization_id, code, entity_kind, label, type, is_localizable, is_scopable, requirement, is_variant_axis, position, created_at, updated_at)
+      values (${attributeId}, ${o1}, ${code}, 'product', '{}', ${type}, ${yes}, ${no}, 'available', ${no}, 0, ${at}, ${at})`
+  }
+  yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${f1}, ${o1}, 'fam', 'product', '{}', ${at}, ${at})`
+  for (const attributeId of [a1, a2]) {
+    yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values (${o1}, ${f1}, ${attributeId}, 0, ${at}, ${at})`
+  }
+  const products: ReadonlyArray<readonly [string, string, ReadonlyArray<string>, unknown, string]> = [
+    [p1!, "One", ["sale-\uFE0F", "\uFE0F", "sale", "ok"], {}, " one one "],
+    [p2!, "Two", ["plain"], { body: [{ locale: "fr", channel: null, value: "<p>caf&#233; &amp; th&eacute;</p>" }] }, " two two p caf 233 amp th eacute p "],
+    [p3!, "Three", [], { note: [{ locale: null, channel: null, value: "volume <10 dB, weight >2 kg" }] }, " three three volume 2 kg "]
+  ]
+  for (const [productId, name, tags, attributes, searchText] of products) {
+    yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
+      values (${productId}, ${o1}, ${f1}, ${name}, ${name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, ${JSON.stringify(tags)}, ${searchText}, ${at}, ${at})`
+    for (const tag of tags) yield* sql`insert into product_tags (organization_id, product_id, tag) values (${o1}, ${productId}, ${tag})`
+  }
+  yield* migrate
+  const stored = yield* sql`select id, tags, search_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Stored)))
+  expect(stored.map((p) => [p.id, p.tags, p.searchText])).toEqual([
+    [p1, ["sale", "ok"], " one one "],
+    [p2, ["plain"], " two two cafe the "],
+    [p3, [], " three three volume 10 db weight 2 kg "]
+  ])
+  const links = yield* sql`select product_id, tag from product_tags order by product_id, tag`.pipe(Effect.flatMap(Schema.decodeUnknown(TagLinks)))
+  expect(links).toEqual([{ productId: p1, tag: "ok" }, { productId: p1, tag: "sale" }, { productId: p2, tag: "plain" }])
+})
+
+it.effect("migration 26 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references (SQLite)", () =>
+  migration26.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 26 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references (Postgres)", () =>
+    migration26.pipe(Effect.provide(postgresClient)), 60_000)
+})
