@@ -15,12 +15,18 @@ const DIACRITICS = /(?=\p{M})[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20
 export const lowerWithoutDiacritics = (s: string): string =>
   s.toLowerCase().normalize("NFD").replace(DIACRITICS, "").normalize("NFC")
 
+/** Latin letters that are letters of their own, not letters with a diacritic, spelled in `[a-z]`. */
+const LATIN_LETTERS: Readonly<Record<string, string>> = {
+  "ß": "ss", "ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t"
+}
+
 /**
- * A slug made from a name: folded, every run of characters outside `[a-z0-9]` replaced by
- * `-`, trimmed of `-`, at most 80 characters. Empty when the name has no letter or digit.
+ * A slug made from a name: folded, the Latin letters of their own spelled in `[a-z]` (`Straße`
+ * → `strasse`, `Łódź` → `lodz`), every run of characters outside `[a-z0-9]` replaced by `-`,
+ * trimmed of `-`, at most 80 characters. Empty when the name has no letter or digit in `[a-z0-9]`.
  */
 export const slugify = (name: string): string =>
-  foldText(name).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "")
+  foldText(name).replace(/[ßøæœłđðþıħŧ]/g, (c) => LATIN_LETTERS[c] ?? c).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "")
 
 /** Folded words separated by single spaces, padded with one space: what search compares. */
 export const searchText = (parts: ReadonlyArray<string>): string => {
