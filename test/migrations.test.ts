@@ -40,7 +40,7 @@ const migration26 = Effect.gen(function*() {
   yield* upTo(25)
   const at = "2026-01-01T00:00:00.000Z"
   const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
-  const [o1, a1, a2, f1, p1, p2, p3] = [1, 2, 3, 4, 5, 6, 7].map(id)
+  const [o1, a1, a2, f1, p1, p2, p3, p4] = [1, 2, 3, 4, 5, 6, 7, 8].map(id)
   const yes = sql.onDialectOrElse({ pg: () => sql`true`, orElse: () => sql`1` })
   const no = sql.onDialectOrElse({ pg: () => sql`false`, orElse: () => sql`0` })
   yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${o1}, 'Org', 'org', ${at}, ${at})`
@@ -55,11 +55,12 @@ const migration26 = Effect.gen(function*() {
   const products: ReadonlyArray<readonly [string, string, ReadonlyArray<string>, unknown, string]> = [
     [p1!, "One", ["sale-\uFE0F", "\uFE0F", "sale", "ok"], {}, " one one "],
     [p2!, "Two", ["plain"], { body: [{ locale: "fr", channel: null, value: "<p>caf&#233; &amp; th&eacute;</p>" }] }, " two two p caf 233 amp th eacute p "],
-    [p3!, "Three", [], { note: [{ locale: null, channel: null, value: "volume <10 dB, weight >2 kg" }] }, " three three volume 2 kg "]
+    [p3!, "Three", [], { note: [{ locale: null, channel: null, value: "volume <10 dB, weight >2 kg" }] }, " three three volume 2 kg "],
+    [p4!, "Straße ΟΔΟΣ", [], {}, " straße οδος strasse "]
   ]
   for (const [productId, name, tags, attributes, searchText] of products) {
     yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
-      values (${productId}, ${o1}, ${f1}, ${name}, ${name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, ${JSON.stringify(tags)}, ${searchText}, ${at}, ${at})`
+      values (${productId}, ${o1}, ${f1}, ${name}, ${productId === p4 ? "strasse" : name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, ${JSON.stringify(tags)}, ${searchText}, ${at}, ${at})`
     for (const tag of tags) yield* sql`insert into product_tags (organization_id, product_id, tag) values (${o1}, ${productId}, ${tag})`
   }
   yield* migrate
@@ -67,7 +68,8 @@ const migration26 = Effect.gen(function*() {
   expect(stored.map((p) => [p.id, p.tags, p.searchText])).toEqual([
     [p1, ["sale", "ok"], " one one "],
     [p2, ["plain"], " two two cafe the "],
-    [p3, [], " three three volume 10 db weight 2 kg "]
+    [p3, [], " three three volume 10 db weight 2 kg "],
+    [p4, [], " strasse οδοσ strasse "]
   ])
   const links = yield* sql`select product_id, tag from product_tags order by product_id, tag`.pipe(Effect.flatMap(Schema.decodeUnknown(TagLinks)))
   expect(links).toEqual([{ productId: p1, tag: "ok" }, { productId: p1, tag: "sale" }, { productId: p2, tag: "plain" }])

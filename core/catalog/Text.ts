@@ -20,17 +20,25 @@ const LATIN_LETTERS: Readonly<Record<string, string>> = {
   "ß": "ss", "ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t"
 }
 
+/** Folded text with the Latin letters of their own spelled in `[a-z]`. */
+const spellLatin = (folded: string): string => folded.replace(/[ßøæœłđðþıħŧ]/g, (c) => LATIN_LETTERS[c] ?? c)
+
 /**
  * A slug made from a name: folded, the Latin letters of their own spelled in `[a-z]` (`Straße`
  * → `strasse`, `Łódź` → `lodz`), every run of characters outside `[a-z0-9]` replaced by `-`,
  * trimmed of `-`, at most 80 characters. Empty when the name has no letter or digit in `[a-z0-9]`.
  */
 export const slugify = (name: string): string =>
-  foldText(name).replace(/[ßøæœłđðþıħŧ]/g, (c) => LATIN_LETTERS[c] ?? c).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "")
+  spellLatin(foldText(name)).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "")
 
-/** Folded words separated by single spaces, padded with one space: what search compares. */
+/**
+ * Folded words separated by single spaces, padded with one space: what search compares. The
+ * Latin letters of their own are spelled as slugs spell them (`straße` is found by `strasse`,
+ * `łódź` by `lodz`), and the Greek final sigma is a sigma, as lower-casing writes one or the
+ * other by its neighbours (`ΟΔΟΣ'Α`, `οδος`).
+ */
 export const searchText = (parts: ReadonlyArray<string>): string => {
-  const words = foldText(parts.join(" ")).replace(/[^\p{L}\p{N}]+/gu, " ").trim()
+  const words = spellLatin(foldText(parts.join(" "))).replace(/ς/g, "σ").replace(/[^\p{L}\p{N}]+/gu, " ").trim()
   return words.length === 0 ? "" : ` ${words} `
 }
 

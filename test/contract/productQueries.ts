@@ -199,6 +199,25 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.afterUpdate).toEqual([])
       }))
 
+    it.effect("finds Latin letters of their own by their spelling in a-z, and a Greek word whatever its sigma", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const street = yield* named(family.id, "Straße Łódź")
+          const greek = yield* named(family.id, "ΟΔΟΣ'Α ΣΟΦΟΣ")
+          const products = yield* Products
+          const ids = (q: string) => Effect.map(products.list({ q }), (l) => l.data.map((p) => p.id))
+          const found: Record<string, ReadonlyArray<string>> = {}
+          for (const q of ["strasse", "STRASSE", "straße", "lodz", "Łódź", "οδος", "ΟΔΟΣ", "οδοσ", "σοφος", "σοφοσ"]) found[q] = yield* ids(q)
+          return { street, greek, found }
+        }))
+        const { street, greek } = result
+        expect(result.found).toEqual({
+          strasse: [street], STRASSE: [street], "straße": [street], lodz: [street], "Łódź": [street],
+          "οδος": [greek], "ΟΔΟΣ": [greek], "οδοσ": [greek], "σοφος": [greek], "σοφοσ": [greek]
+        })
+      }))
+
     it.effect("reads markup as markup in rich text only, and the character references of rich text as their characters", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

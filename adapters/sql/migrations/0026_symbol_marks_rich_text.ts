@@ -10,11 +10,15 @@ const Ids = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Sche
 /** A tag that kept a mark on a symbol or a variation selector, which canonicalization now drops. */
 const SYMBOL_MARK = /^\p{M}|[^\p{L}\p{M}\p{N}]\p{M}|[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u
 
+/** Letters that search text now spells otherwise: the Latin letters of their own, and the final sigma. */
+const RESPELLED = "ßøæœłđðþıħŧς"
+
 /**
  * Tags now take a mark on a symbol, and a variation selector, as non-alphanumeric (`❤️` is
  * dropped, `sale ❤️` is `sale`): stored tags that kept one are canonicalized again. Search
  * text now reads markup in rich text only, and rich text's character references: products
- * whose values hold a `<` or a `&` get their search text made again.
+ * whose values hold a `<` or a `&` get their search text made again, as do those whose search text
+ * holds a letter it now spells otherwise (`ß` as `ss`, `ς` as `σ`).
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -29,7 +33,8 @@ export default Effect.gen(function*() {
     }
   }
   const text = sql.onDialectOrElse({ pg: () => sql`attributes::text`, orElse: () => sql`attributes` })
-  const marked = yield* sql`select id, organization_id from products where ${text} like '%<%' or ${text} like '%&%'`.pipe(
+  const spelled = sql.or([...RESPELLED].map((c) => sql`search_text like ${`%${c}%`}`))
+  const marked = yield* sql`select id, organization_id from products where ${text} like '%<%' or ${text} like '%&%' or ${spelled}`.pipe(
     Effect.flatMap(Schema.decodeUnknown(Ids))
   )
   const byOrganization = new Map<string, Array<string>>()
