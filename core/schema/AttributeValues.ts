@@ -157,9 +157,11 @@ export const validateAttributeValues = (
   return issues.length > 0 ? Either.left(issues) : Either.right(out)
 }
 
+/** Null, blank text, an empty list, or an object without keys (a `json` value of `{}`). */
 const isEmpty = (value: unknown): boolean =>
   value === null || value === undefined || (typeof value === "string" && value.trim().length === 0) ||
-  (Array.isArray(value) && value.length === 0)
+  (Array.isArray(value) && value.length === 0) ||
+  (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0)
 
 /**
  * DESIGN.md: filled when it has a non-empty value at the organization's default locale and

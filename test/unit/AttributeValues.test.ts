@@ -273,6 +273,18 @@ describe("isFilled", () => {
     expect(isFilled(plain, [{ locale: null, channel: null, value: "  " }], at)).toBe(false)
     expect(isFilled(plain, [{ locale: null, channel: null, value: [] }], at)).toBe(false)
     expect(isFilled(plain, undefined, at)).toBe(false)
+    expect(isFilled(plain, [], at)).toBe(false)
+  })
+
+  it("counts an empty json object or list as unfilled, and false, 0 or a json object with keys as filled", () => {
+    const json = spec("json")
+    expect(isFilled(json, [{ locale: null, channel: null, value: {} }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: [] }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: "\u00a0" }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: { a: null } }], at)).toBe(true)
+    expect(isFilled(json, [{ locale: null, channel: null, value: [null] }], at)).toBe(true)
+    expect(isFilled(spec("boolean"), [{ locale: null, channel: null, value: false }], at)).toBe(true)
+    expect(isFilled(spec("money"), [{ locale: null, channel: null, value: { amount_cents: 0, currency: "EUR" } }], at)).toBe(true)
   })
 
   it("looks at the default locale and channel otherwise", () => {
