@@ -282,9 +282,22 @@ describe("isFilled", () => {
     expect(isFilled(json, [{ locale: null, channel: null, value: [] }], at)).toBe(false)
     expect(isFilled(json, [{ locale: null, channel: null, value: "\u00a0" }], at)).toBe(false)
     expect(isFilled(json, [{ locale: null, channel: null, value: { a: null } }], at)).toBe(true)
-    expect(isFilled(json, [{ locale: null, channel: null, value: [null] }], at)).toBe(true)
+    expect(isFilled(json, [{ locale: null, channel: null, value: [null, "", []] }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: [null, 0] }], at)).toBe(true)
     expect(isFilled(spec("boolean"), [{ locale: null, channel: null, value: false }], at)).toBe(true)
     expect(isFilled(spec("money"), [{ locale: null, channel: null, value: { amount_cents: 0, currency: "EUR" } }], at)).toBe(true)
+  })
+
+  it("counts a list of blank choices, or rich text of markup alone, as unfilled", () => {
+    const filled = (type: AttributeType, value: unknown) => isFilled(spec(type), [{ locale: null, channel: null, value }], at)
+    expect(filled("multiselect", [""])).toBe(false)
+    expect(filled("multiselect", [" ", "\t"])).toBe(false)
+    expect(filled("multiselect", ["", "red"])).toBe(true)
+    expect(filled("richtext", "<p></p>")).toBe(false)
+    expect(filled("richtext", "<p><br></p>\n<p>&nbsp;</p>")).toBe(false)
+    expect(filled("richtext", "<p>Soft <b>wool</b></p>")).toBe(true)
+    expect(filled("text", "<p></p>")).toBe(true)
+    expect(filled("textarea", "a < b")).toBe(true)
   })
 
   it("looks at the default locale and channel otherwise", () => {
