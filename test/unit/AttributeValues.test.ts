@@ -8,7 +8,7 @@ import {
   validateAttributeValues,
   validateValue
 } from "../../core/schema/AttributeValues.js"
-import { mergeValues } from "../../core/products/ProductValues.js"
+import { mergeValues, missingRequired } from "../../core/products/ProductValues.js"
 import { compareDecimals } from "../../core/schema/ValueValidators.js"
 import { toUtcText } from "../../core/shared/Calendar.js"
 
@@ -312,6 +312,30 @@ describe("isFilled", () => {
     expect(isFilled(scoped, [{ locale: "en", channel: null, value: "x" }], at)).toBe(true)
     expect(isFilled(scoped, [{ locale: null, channel: "app", value: "x" }], at)).toBe(false)
     expect(isFilled(scoped, [{ locale: null, channel: null, value: "" }], at)).toBe(false)
+  })
+})
+
+describe("missingRequired", () => {
+  const attribute = (code: string, effectiveRequirement: "required" | "suggested" | "available", more: Partial<AttributeSpec> = {}) => ({
+    ...spec("text", null, more), code, attributeId: code, effectiveRequirement, isVariantAxis: false, position: 0
+  })
+  const family = [
+    attribute("title", "required", { isLocalizable: true, isScopable: true }),
+    attribute("sku", "required"),
+    attribute("note", "suggested"),
+    attribute("blurb", "available")
+  ]
+
+  it("names each unfilled required attribute at its path, and where its value must be", () => {
+    const issues = missingRequired(family, { title: [{ locale: "fr", channel: "web", value: "Titre" }] }, { locale: "en", channel: "web" })
+    expect(issues.map((i) => [i.path, i.code])).toEqual([
+      [["attributes", "title"], "required_attribute_missing"],
+      [["attributes", "sku"], "required_attribute_missing"]
+    ])
+    expect(issues[0]!.message).toBe("required attribute title must be filled at locale en and channel web (or null) to activate the product")
+    expect(issues[1]!.message).toBe("required attribute sku must be filled to activate the product")
+    expect(missingRequired(family, { title: [{ locale: "fr", channel: "web", value: "Titre" }] }, { locale: null, channel: "web" })[0]!.message)
+      .toBe("required attribute sku must be filled to activate the product")
   })
 })
 
