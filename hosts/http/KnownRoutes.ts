@@ -1,4 +1,4 @@
-import { type HttpApi, HttpApiSchema, HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApi, type HttpApiMiddleware, HttpApiSchema, HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, type Schema } from "effect"
 
 /** Where the host serves the OpenAPI document and the page that renders it. */
@@ -47,5 +47,26 @@ export const routeKind = (api: HttpApi.HttpApi.Any): Effect.Effect<RouteKind, ne
   return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes))).pipe(
     Effect.map((response) => kindOf(response.status)),
     Effect.catchTag("RouteNotFound", () => Effect.succeed<RouteKind>("unknown"))
+  )
+}
+
+/**
+ * The middlewares (credentials, feature checks) of the endpoint a request goes to, in the
+ * order HttpApi runs them; none for an unknown route or a document.
+ */
+export const routeMiddlewares = (
+  api: HttpApi.HttpApi.Any
+): Effect.Effect<ReadonlyArray<HttpApiMiddleware.TagClassAny>, never, HttpServerRequest.HttpServerRequest> => {
+  const found: Array<ReadonlyArray<HttpApiMiddleware.TagClassAny>> = []
+  const routes: Array<HttpRouter.Route<never, never>> = []
+  for (const group of Object.values((api as unknown as HttpApi.HttpApi.AnyWithProps).groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      const index = found.push([...group.middlewares, ...endpoint.middlewares]) - 1
+      routes.push(HttpRouter.makeRoute(endpoint.method, endpoint.path, HttpServerResponse.empty({ headers: { "x-route": String(index) } })))
+    }
+  }
+  return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes))).pipe(
+    Effect.map((response) => found[Number(response.headers["x-route"])] ?? []),
+    Effect.catchTag("RouteNotFound", () => Effect.succeed([]))
   )
 }

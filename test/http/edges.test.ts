@@ -1,7 +1,8 @@
+import { randomUUID } from "node:crypto"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestHost, type TestHost } from "../support/TestHost.js"
+import { type RequestOptions, startTestHost, type TestHost } from "../support/TestHost.js"
 
 let host: TestHost
 beforeAll(async () => {
@@ -174,6 +175,47 @@ describe("the error envelope at the edges", () => {
     expect(huge.json.error.code).toBe("FST_ERR_CTP_BODY_TOO_LARGE")
   })
 
+  it("checks credentials and the organization before the body, whatever is wrong with it", async () => {
+    const t = await host.tenant()
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Guarded" } })
+    const json = { "content-type": "application/json" }
+    const bodies = [
+      { rawBody: '{"name": ', headers: json },
+      { rawBody: '{"name":"x"}', headers: { "content-type": "text/plain" } },
+      { rawBody: "", headers: json },
+      { rawBody: "[".repeat(100) + "]".repeat(100), headers: json },
+      { rawBody: '{"name":"a\\u0000"}', headers: json },
+      { rawBody: "[]", headers: json },
+      { rawBody: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }), headers: json },
+      { rawBody: "--b--\r\n", headers: { "content-type": "multipart/form-data; boundary=b" } }
+    ]
+    const routes = [["POST", "/v1/products"], ["PATCH", "/v1/organizations/me"], ["POST", "/v1/products/bulk"], ["DELETE", `/v1/brands/${brand.json.id}`], ["POST", "/v1/content-pages"]] as const
+    const stranger = host.session(randomUUID())
+    await host.request("GET", "/v1/me", { auth: stranger })
+    const callers: ReadonlyArray<readonly [RequestOptions, number, string]> = [
+      [{}, 401, "unauthenticated"],
+      [{ auth: "pim_not-a-key" }, 401, "unauthenticated"],
+      [{ auth: stranger, headers: { "x-organization-id": t.organization.id } }, 403, "forbidden"],
+      [{ auth: t.session, headers: { "x-organization-id": "not-a-uuid" } }, 422, "validation_failed"]
+    ]
+    for (const [method, path] of routes) {
+      for (const body of bodies) {
+        for (const [caller, status, code] of callers) {
+          const r = await host.request(method, path, { ...caller, ...body, headers: { ...body.headers, ...caller.headers } })
+          expect([method, path, body.rawBody.slice(0, 12), r.status, r.json?.error.code]).toEqual([method, path, body.rawBody.slice(0, 12), status, code])
+        }
+      }
+    }
+    for (const query of ["?q=%00", "?colour=red", "?limit=0"]) {
+      expect((await host.request("GET", `/v1/products${query}`)).status).toBe(401)
+    }
+    expect((await host.request("GET", "/v1/products/not-a-uuid")).status).toBe(401)
+    expect((await t.req("GET", `/v1/brands/${brand.json.id}`)).status).toBe(200)
+    // With credentials, the body's own refusal answers.
+    expect((await t.req("POST", "/v1/products", bodies[1])).status).toBe(415)
+    expect((await t.req("POST", "/v1/products", bodies[0])).status).toBe(400)
+  })
+
   it("reads a declared body somewhat over the limit before its 413, so a client still sending it hears the answer", async () => {
     const t = await host.tenant()
     // Answering and closing at once made about every other fetch of a client in another
@@ -219,10 +261,11 @@ describe("the error envelope at the edges", () => {
   })
 
   it("answers a refused body whose rest does not come within 2 s, closing the connection", async () => {
+    const t = await host.tenant()
     const { url, socket, received, closed } = rawConnection()
     // A 415 of 1000 bytes declared, of which 10 are sent: it waited for the rest forever, and
     // this test with it, until its time ran out.
-    socket.write(["POST /v1/brands HTTP/1.1", `host: ${url.host}`, "content-type: text/plain", "content-length: 1000", "", "0123456789"].join("\r\n"))
+    socket.write(["POST /v1/brands HTTP/1.1", `host: ${url.host}`, `authorization: Bearer ${t.apiKey}`, "content-type: text/plain", "content-length: 1000", "", "0123456789"].join("\r\n"))
     await closed
     expect(received()).toMatch(/^HTTP\/1\.1 415 /)
     expect(received().toLowerCase()).toContain("connection: close")
