@@ -24,7 +24,8 @@ const isForm = (payload: Option.Option<Schema.Schema.All>) =>
 
 const statusOf = (endpoint: { readonly method: string; readonly payloadSchema: Option.Option<Schema.Schema.All> }) => {
   if (isForm(endpoint.payloadSchema)) return TAKES_A_FORM
-  const bodiless = Option.isNone(endpoint.payloadSchema) && endpoint.method !== "GET" && endpoint.method !== "HEAD"
+  // A GET's payload schema is its query: it never reads a body.
+  const bodiless = Option.isNone(endpoint.payloadSchema) || endpoint.method === "GET" || endpoint.method === "HEAD"
   return bodiless ? TAKES_NO_BODY : MAY_TAKE_A_BODY
 }
 
@@ -37,8 +38,8 @@ const kindOf = (status: number): RouteKind =>
  * trailing slashes, percent-encoding and HEAD (served by GET) are read exactly as it reads them.
  */
 export const routeKind = (api: HttpApi.HttpApi.Any): Effect.Effect<RouteKind, never, HttpServerRequest.HttpServerRequest> => {
-  const mayTakeABody = HttpServerResponse.empty({ status: MAY_TAKE_A_BODY })
-  const routes = [HttpRouter.makeRoute("GET", OPENAPI_PATH, mayTakeABody), HttpRouter.makeRoute("GET", DOCS_PATH, mayTakeABody)]
+  const takesNoBody = HttpServerResponse.empty({ status: TAKES_NO_BODY })
+  const routes = [HttpRouter.makeRoute("GET", OPENAPI_PATH, takesNoBody), HttpRouter.makeRoute("GET", DOCS_PATH, takesNoBody)]
   for (const group of Object.values((api as unknown as HttpApi.HttpApi.AnyWithProps).groups)) {
     for (const endpoint of Object.values(group.endpoints)) {
       routes.push(HttpRouter.makeRoute(endpoint.method, endpoint.path, HttpServerResponse.empty({ status: statusOf(endpoint) })))

@@ -165,6 +165,30 @@ describe("the error envelope at the edges", () => {
     expect(withJson.status).toBe(200)
   })
 
+  it("checks a body sent with a GET as on any route that reads none: malformed JSON is 400, like another type's 415", async () => {
+    const t = await host.tenant()
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Read" } })
+    // `fetch` sends no body with a GET; curl and others do.
+    const get = (path: string, type: string, body: string) =>
+      new Promise<{ status: number; code: unknown }>((resolve, reject) => {
+        const req = httpRequest(`${host.baseUrl}${path}`, {
+          method: "GET",
+          headers: { authorization: `Bearer ${t.apiKey}`, "content-type": type, "content-length": Buffer.byteLength(body) }
+        }, (res) => {
+          let text = ""
+          res.on("data", (c: Buffer) => (text += c.toString()))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, code: (JSON.parse(text) as { error?: { code: string } }).error?.code }))
+        })
+        req.on("error", reject)
+        req.end(body)
+      })
+    for (const path of ["/v1/brands", `/v1/brands/${brand.json.id}`, "/v1/me", "/v1/products?limit=1", "/openapi.json"]) {
+      expect([path, await get(path, "application/json", "{bad")]).toEqual([path, { status: 400, code: "FST_ERR_CTP_INVALID_JSON_BODY" }])
+      expect([path, await get(path, "text/plain", "{bad")]).toEqual([path, { status: 415, code: "FST_ERR_CTP_INVALID_MEDIA_TYPE" }])
+      expect([path, await get(path, "application/json", '{"any":[1]}')]).toEqual([path, { status: 200, code: undefined }])
+    }
+  })
+
   it("answers a body that is not JSON with 415 and one that is too large with 413", async () => {
     const t = await host.tenant()
     const wrongType = await t.req("POST", "/v1/api-keys", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } })
