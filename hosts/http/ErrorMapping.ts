@@ -146,6 +146,9 @@ const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: Route
     onSome: (refusal) => Effect.succeed(Option.some(refusal))
   })
 
+/** A route's middleware, as run here: what it provides is dropped. */
+type Guard = Effect.Effect<unknown, Unauthenticated | Forbidden | ValidationFailed, HttpServerRequest.HttpServerRequest>
+
 /**
  * Everything at the edge of the contract that HttpApi does not answer our way. Its schema
  * failures (400) become 422 `validation_failed` with `details.issues`; malformed JSON a 400
@@ -159,9 +162,6 @@ const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: Route
  * wrong type was 415. Credentials come first, whatever the body: a caller without them learns
  * nothing about what it sent.
  */
-/** A route's middleware, as run here: what it provides is dropped. */
-type Guard = Effect.Effect<unknown, Unauthenticated | Forbidden | ValidationFailed, HttpServerRequest.HttpServerRequest>
-
 export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(function*() {
   // Each runs as HttpApi runs it, on the request alone (none of them reads the route's path).
   const guards = new Map<string, Guard>([
@@ -173,43 +173,43 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
   /** The refusal, once the route's middleware has passed the request; its failure otherwise. */
   const refuse = (refusal: HttpServerResponse.HttpServerResponse) => Effect.as(guarded, refusal)
   return (app: HttpApp.Default) =>
-  HttpServerRequest.HttpServerRequest.pipe(
-    Effect.flatMap((request) =>
-      // Only a body, an empty JSON body where one is read, or a query can be refused here: a
-      // plain read skips the route lookup.
-      request.method === "GET" && !hasBody(request) && !request.url.includes("?")
-        ? app
-        : Effect.flatMap(routed, (route) =>
-          route === "unknown"
-            ? app
-            : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: refuse })))
-    ),
-    // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
-    Effect.catchAllCause((cause) => {
-      const failure: Option.Option<unknown> = Cause.failureOption(cause)
-      if (Option.isSome(failure)) {
-        const error = failure.value
-        if (isDecodeError(error)) {
-          const issues = decodeIssues(error.issues)
-          return Effect.succeed(json(422, envelope("validation_failed", issuesSummary(issues) || error.message, { issues })))
+    HttpServerRequest.HttpServerRequest.pipe(
+      Effect.flatMap((request) =>
+        // Only a body, an empty JSON body where one is read, or a query can be refused here: a
+        // plain read skips the route lookup.
+        request.method === "GET" && !hasBody(request) && !request.url.includes("?")
+          ? app
+          : Effect.flatMap(routed, (route) =>
+            route === "unknown"
+              ? app
+              : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: refuse })))
+      ),
+      // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
+      Effect.catchAllCause((cause) => {
+        const failure: Option.Option<unknown> = Cause.failureOption(cause)
+        if (Option.isSome(failure)) {
+          const error = failure.value
+          if (isDecodeError(error)) {
+            const issues = decodeIssues(error.issues)
+            return Effect.succeed(json(422, envelope("validation_failed", issuesSummary(issues) || error.message, { issues })))
+          }
+          if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+            return Effect.succeed(json(404, envelope("not_found", "no such route")))
+          }
+          return Effect.failCause(cause)
         }
-        if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-          return Effect.succeed(json(404, envelope("not_found", "no such route")))
+        const defect = Cause.dieOption(cause)
+        if (Option.isSome(defect)) {
+          const d = defect.value
+          if (HttpServerError.isServerError(d) && d._tag === "RequestError" && d.reason === "Decode") {
+            return Effect.succeed(malformedJson)
+          }
+          if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
+          return Effect.logError("unhandled request failure", cause).pipe(
+            Effect.as(json(500, envelope("internal", "internal server error")))
+          )
         }
         return Effect.failCause(cause)
-      }
-      const defect = Cause.dieOption(cause)
-      if (Option.isSome(defect)) {
-        const d = defect.value
-        if (HttpServerError.isServerError(d) && d._tag === "RequestError" && d.reason === "Decode") {
-          return Effect.succeed(malformedJson)
-        }
-        if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
-        return Effect.logError("unhandled request failure", cause).pipe(
-          Effect.as(json(500, envelope("internal", "internal server error")))
-        )
-      }
-      return Effect.failCause(cause)
-    })
-  )
+      })
+    )
 }))
