@@ -119,6 +119,20 @@ describe("the error envelope at the edges", () => {
     expect([known.status, known.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
   })
 
+  it("answers HEAD as GET without a body, OPTIONS as an unknown route, and a single-valued query key sent twice with 422", async () => {
+    const t = await host.tenant()
+    const head = await t.req("HEAD", "/v1/products")
+    expect([head.status, head.text]).toEqual([200, ""])
+    const options = await t.req("OPTIONS", "/v1/products")
+    expect([options.status, options.json, options.headers.get("allow")]).toEqual([404, { error: { code: "not_found", message: "no such route" } }, null])
+    for (const query of ["limit=1&limit=2", "sortDir=asc&sortDir=asc", "status=draft&status=active", "limit=", "brandId="]) {
+      const r = await t.req("GET", `/v1/products?${query}`)
+      const key = query.split("=")[0]
+      expect([query, r.status, r.json.error.details.issues.map((i: { path: unknown }) => i.path)]).toEqual([query, 422, [[key]]])
+    }
+    for (const query of ["tag=a&tag=b", "ids=&q=", "tag="]) expect([query, (await t.req("GET", `/v1/products?${query}`)).status]).toEqual([query, 200])
+  })
+
   it("answers malformed JSON with 400 and a FST_ERR_ code", async () => {
     const t = await host.tenant()
     const r = await t.req("POST", "/v1/api-keys", { rawBody: '{"name": ', headers: { "content-type": "application/json" } })
