@@ -46,6 +46,56 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.relevanceWithoutQ).toEqual([p500, none, p1500, p1000])
       }))
 
+    it.effect("pages through ties of every sort key in both directions in id order, one page after another as in one", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const made: Array<{ id: string; name: string; status: string; price: number | null }> = []
+          for (let i = 0; i < 8; i++) {
+            const price = i % 4 === 3 ? null : (i % 2) * 100
+            const name = i % 2 === 0 ? "b" : "a"
+            const status = i % 3 === 0 ? "archived" : "draft"
+            const p = yield* products.create({
+              familyId: family.id,
+              name,
+              status,
+              attributes: price === null ? {} : { price: val({ amount_cents: price, currency: "EUR" }) }
+            })
+            made.push({ id: p.id, name, status, price })
+          }
+          const ids = (q: Parameters<typeof products.list>[0]) => Effect.map(products.list({ familyId: family.id, ...q }), (l) => l.data.map((p) => p.id))
+          const orders = [
+            { sortBy: "name" },
+            { sortBy: "status" },
+            { sortBy: "attribute", sortAttribute: "price" },
+            { sortBy: "relevance" }
+          ] as const
+          const answers: Array<{ order: string; dir: string; whole: ReadonlyArray<string>; paged: ReadonlyArray<string> }> = []
+          for (const order of orders) {
+            for (const sortDir of ["asc", "desc"] as const) {
+              const whole = yield* ids({ ...order, sortDir, limit: 200 })
+              const paged: Array<string> = []
+              for (let offset = 0; offset < 8; offset += 3) paged.push(...(yield* ids({ ...order, sortDir, limit: 3, offset })))
+              answers.push({ order: order.sortBy, dir: sortDir, whole, paged })
+            }
+          }
+          return { made, answers }
+        }))
+        const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
+        for (const { order, dir, whole, paged } of result.answers) {
+          const sign = dir === "desc" ? -1 : 1
+          const expected = [...result.made].sort((x, y) => {
+            if (order === "relevance") return cmp(x.id, y.id)
+            if (order === "attribute" && (x.price === null) !== (y.price === null)) return x.price === null ? 1 : -1
+            const key = order === "name" ? cmp(x.name, y.name) : order === "status" ? cmp(x.status, y.status) : cmp(x.price ?? 0, y.price ?? 0)
+            return sign * (key !== 0 ? key : cmp(x.id, y.id))
+          }).map((p) => p.id)
+          expect({ order, dir, whole }).toEqual({ order, dir, whole: expected })
+          expect({ order, dir, paged }).toEqual({ order, dir, paged: expected })
+        }
+      }))
+
     it.effect("answers the same pages whether a tag, category or range filter matches a few products or thousands", () =>
       Effect.gen(function*() {
         const count = 2600
