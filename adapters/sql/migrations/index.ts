@@ -19,6 +19,7 @@ import nameKeys from "./0022_name_keys.js"
 import composedTags from "./0023_composed_tags.js"
 import codePointOrder from "./0024_code_point_order.js"
 import spacingNameKeys from "./0025_spacing_name_keys.js"
+import listOrders from "./0026_list_orders.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -42,5 +43,6 @@ export const migrations = {
   "22_name_keys": nameKeys,
   "23_composed_tags": composedTags,
   "24_code_point_order": codePointOrder,
-  "25_spacing_name_keys": spacingNameKeys
+  "25_spacing_name_keys": spacingNameKeys,
+  "26_list_orders": listOrders
 }
