@@ -35,9 +35,9 @@ it.effect("migration 25 keys brand and category names ignoring spacing; a later 
 const Stored = Schema.Array(Schema.Struct({ id: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)), searchText: Schema.String }))
 const TagLinks = Schema.Array(Schema.Struct({ productId: Schema.String, tag: Schema.String }))
 
-const migration26 = Effect.gen(function*() {
+const migration27 = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* upTo(25)
+  yield* upTo(26)
   const at = "2026-01-01T00:00:00.000Z"
   const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
   const [o1, a1, a2, f1, p1, p2, p3, p4] = [1, 2, 3, 4, 5, 6, 7, 8].map(id)
@@ -75,10 +75,10 @@ const migration26 = Effect.gen(function*() {
   expect(links).toEqual([{ productId: p1, tag: "ok" }, { productId: p1, tag: "sale" }, { productId: p2, tag: "plain" }])
 })
 
-it.effect("migration 26 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references (SQLite)", () =>
-  migration26.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+it.effect("migration 27 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references (SQLite)", () =>
+  migration27.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
 describe.runIf(await postgresAvailable())("postgres", () => {
-  it.effect("migration 26 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references (Postgres)", () =>
-    migration26.pipe(Effect.provide(postgresClient)), 60_000)
+  it.effect("migration 27 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references (Postgres)", () =>
+    migration27.pipe(Effect.provide(postgresClient)), 60_000)
 })

@@ -1,14 +1,31 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, Exit, Schema } from "effect"
+import { Cause, Effect, Exit, Schema, Stream } from "effect"
 import { APP_ROLE } from "../adapters/sql/Rls.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
 import { snakeToCamel } from "../adapters/sql/NameCase.js"
 import { EXPORT_COLUMNS } from "../adapters/sql/TenantExport.js"
 import { TENANT_TABLES } from "../adapters/sql/TenantTables.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
-import { postgresAvailable, postgresClient } from "./support/Postgres.js"
+import { postgresAvailable, postgresClient, postgresStorage } from "./support/Postgres.js"
+import { Brands } from "../core/catalog/Brands.js"
+import { Categories } from "../core/catalog/Categories.js"
+import { Connectors } from "../core/connectors/Connectors.js"
+import { ContentPages } from "../core/content/ContentPages.js"
+import type { UploadPart } from "../core/media/Media.js"
+import { MediaLibrary } from "../core/media/MediaLibrary.js"
+import { Modifiers } from "../core/modifiers/Modifiers.js"
+import { ProductModifiers } from "../core/modifiers/ProductModifiers.js"
+import { Products } from "../core/products/Products.js"
+import { Relationships } from "../core/relationships/Relationships.js"
+import { AttributeGroups } from "../core/schema/AttributeGroups.js"
+import { CurrentTenant } from "../core/tenancy/Actor.js"
+import { ApiKeys } from "../core/tenancy/ApiKeys.js"
+import { UserRepository } from "../core/tenancy/UserRepository.js"
+import { Variants } from "../core/variants/Variants.js"
+import { catalogOver, newTenant } from "./support/Catalog.js"
+import { attr, entry, familyWith } from "./support/Families.js"
 
 const available = await postgresAvailable()
 
@@ -248,6 +265,81 @@ describe.runIf(available)("postgres row-level security", () => {
           ...(c.booleans ?? []).map((column) => `${table}.${column}:boolean`)
         ])
         expect(typed.sort()).toEqual(listed.sort())
+      }))
+  })
+
+  /** A catalog with a row in every tenant table, written through the use cases as a request would. */
+  const filledTenant = Effect.gen(function*() {
+    const { organization, tenant } = yield* newTenant
+    const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+    const family = yield* familyWith(tenant, "product", [attr("weight", { type: "number" })])
+    const pageFamily = yield* familyWith(tenant, "content", [])
+    yield* as(Effect.flatMap(AttributeGroups, (g) => g.create({ code: "main", label: { en: "Main" } })))
+    const category = yield* as(Effect.flatMap(Categories, (c) => c.create({ name: "Lamps" })))
+    const brand = yield* as(Effect.flatMap(Brands, (b) => b.create({ name: "Lumen" })))
+    const products = yield* Products
+    const lamp = yield* as(products.create({
+      familyId: family.id,
+      name: "Lamp",
+      brandId: brand.id,
+      categoryIds: [category.id],
+      tags: ["bright"],
+      attributes: { weight: entry(2) }
+    }))
+    const shade = yield* as(products.create({ familyId: family.id, name: "Shade" }))
+    yield* as(Effect.flatMap(Variants, (v) => v.create(lamp.id, { sku: `LAMP-${organization.slug}` })))
+    const modifier = yield* as(Effect.flatMap(Modifiers, (m) => m.create({ code: "engraving", name: "Engraving", type: "text" })))
+    yield* as(Effect.flatMap(ProductModifiers, (m) => m.attach(lamp.id, modifier.id)))
+    yield* as(Effect.flatMap(Relationships, (r) => r.create(lamp.id, { relatedProductId: shade.id, type: "accessory" })))
+    const part: UploadPart<never> = {
+      _tag: "File",
+      key: "file",
+      filename: "lamp.txt",
+      contentType: "text/plain",
+      content: Stream.fromIterable([new TextEncoder().encode("lamp")])
+    }
+    yield* as(Effect.flatMap(MediaLibrary, (m) => m.upload(lamp.id, Stream.fromIterable([part]))))
+    yield* as(Effect.flatMap(ContentPages, (p) => p.create({ familyId: pageFamily.id, title: "About" })))
+    const connectors = yield* Connectors
+    const connector = yield* as(connectors.install({
+      type: "headless",
+      name: "Shop",
+      config: { destination_url: "http://127.0.0.1:9/hook", secret: "whsec-0123456789abcdef0123456789abcdef", extra_headers: {} }
+    }))
+    yield* as(connectors.sendTest(connector.id))
+    yield* as(Effect.flatMap(ApiKeys, (k) => k.create({ name: "ci" })))
+    const users = yield* UserRepository
+    const uow = yield* UnitOfWork
+    yield* uow.tenant(organization.id, users.addInvite(organization.id, `admin@${organization.slug}.example`, "admin", "2026-01-01T00:00:00.000Z"))
+    yield* uow.system(users.upsert({ id: tenant.actor.id, email: null }, "2026-01-01T00:00:00.000Z"))
+    yield* uow.tenant(organization.id, users.addMembership(organization.id, tenant.actor.id, "admin", "2026-01-01T00:00:00.000Z"))
+    return organization.id
+  })
+
+  layer(catalogOver(postgresStorage), { timeout: 60_000 })("a filled catalog", (it) => {
+    it.effect("shows a tenant transaction that reads any tenant table with no WHERE only its own organization's rows", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const a = yield* filledTenant
+        const b = yield* filledTenant
+        const owned = (table: string, organizationId: string) =>
+          sql`select CAST(count(*) AS INTEGER) as n from ${sql(table)} where organization_id = ${organizationId}`.pipe(
+            Effect.flatMap(Schema.decodeUnknown(Count)),
+            Effect.map((rows) => rows[0]?.n ?? -1)
+          )
+        const seen: Record<string, ReadonlyArray<number>> = {}
+        const expected: Record<string, ReadonlyArray<number>> = {}
+        for (const table of [...TENANT_TABLES, "tenant_products"]) {
+          const source = table === "tenant_products" ? "products" : table
+          const [ownA, ownB] = [yield* owned(source, a), yield* owned(source, b)]
+          // Every table holds rows of both organizations, so the counts below prove something.
+          expect([table, ownA > 0 && ownB > 0]).toEqual([table, true])
+          seen[table] = [yield* uow.tenant(a, count(table)), yield* uow.tenant(b, count(table))]
+          expected[table] = [ownA, ownB]
+        }
+        expect(seen).toEqual(expected)
+        expect(yield* uow.tenant(a, count("organizations"))).toBe(1)
       }))
   })
 })

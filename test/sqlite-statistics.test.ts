@@ -1,6 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { eventually } from "./support/Eventually.js"
@@ -26,4 +29,29 @@ describe("sqlite: planner statistics", () => {
         select 'e' || i, 'org', 'product.created', 'product', i, 'system', 'bulk', '{}', '2026-01-01' from g`)
       expect(yield* eventually(analyzed)).toBe(true)
     }).pipe(Effect.scoped), 60_000)
+  it.live("are gathered for the indexes a migration makes on a file that has statistics", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "catalog-stat-"))
+      const file = join(dir, "catalog.db")
+      const open = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+        Effect.scoped(Effect.flatMap(Layer.build(SqliteStorage.layer(file)), (storage) => Effect.flatMap(Effect.provide(SqlClient.SqlClient, storage), f)))
+      // A file analyzed before the indexes of migration 26 existed, as one upgraded to it.
+      yield* open((sql) =>
+        Effect.gen(function*() {
+          yield* sql`with recursive g(i) as (select 1 union all select i + 1 from g where i < 2000)
+            insert into events (id, organization_id, name, entity_type, entity_id, actor_type, actor_id, payload, created_at)
+            select 'e' || i, 'org', 'product.created', 'product', i, 'system', 'bulk', '{}', '2026-01-01' from g`
+          yield* sql.unsafe("ANALYZE")
+          for (const index of ["products_status_order", "products_id_order", "events_org_type"]) yield* sql.unsafe(`DROP INDEX ${index}`)
+          yield* sql`delete from effect_sql_migrations where migration_id = 26`
+        })
+      )
+      const analyzed = yield* open((sql) =>
+        sql`select idx from sqlite_stat1 where idx = 'events_org_type'`.pipe(
+          Effect.map((rows) => rows.map((r) => r.idx))
+        )
+      )
+      rmSync(dir, { recursive: true, force: true })
+      expect(analyzed).toEqual(["events_org_type"])
+    }).pipe(Effect.orDie), 60_000)
 })

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { StoredAttributeValues } from "../../core/catalog/Category.js"
 
 /**
@@ -19,6 +19,10 @@ export const BooleanColumn = Schema.Union(
 
 /** Counts and other integers: Postgres may hand back bigint as string. */
 export const IntColumn = Schema.Union(Schema.Number, Schema.NumberFromString)
+
+/** The `n` of a one-row count query (`select count(*) as n ...`), as both dialects return it. */
+export const decodeCount = (rows: ReadonlyArray<unknown>) =>
+  Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ n: IntColumn })))(rows).pipe(Effect.map(([row]) => row.n))
 
 /** A JSON value to write: both dialects take it as text. */
 export const toJson = (value: unknown): string => JSON.stringify(value)

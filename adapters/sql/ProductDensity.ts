@@ -15,9 +15,16 @@ export interface DenseFilters {
   readonly categories: boolean
   readonly tags: ReadonlySet<string>
   readonly numeric: boolean
+  /**
+   * `updatedSince` matches few products. Checked on the row it costs nothing while a page walks
+   * the products in its order and finds matches at once, but when few match (reconciling after
+   * a short outage) that walk reads every product of the organization; then the matches are
+   * looked up by their update time instead.
+   */
+  readonly fewUpdated: boolean
 }
 
-export const SPARSE: DenseFilters = { categories: false, tags: new Set(), numeric: false }
+export const SPARSE: DenseFilters = { categories: false, tags: new Set(), numeric: false, fewUpdated: false }
 
 /** Matches beyond which a walk in page order finds a page sooner than the lookups would. */
 const DENSE = 2000
@@ -52,6 +59,10 @@ export const denseFilters = (
           ])
         }`)])
       }
+      if (filter.updatedSince !== undefined) {
+        probes.push(["updated", capped(sql`select 1 from products
+          where organization_id = ${organizationId} and updated_at >= ${filter.updatedSince}`)])
+      }
       if (probes.length === 0) return Effect.succeed(SPARSE)
       const columns = sql.join(", ", false)(probes.map(([name, probe]) => sql`${probe} as ${sql.literal(name)}`))
       return sql`select ${columns}`.pipe(
@@ -61,7 +72,8 @@ export const denseFilters = (
           return {
             categories: dense("categories"),
             tags: new Set((filter.tags ?? []).filter((_, i) => dense(`tag${i}`))),
-            numeric: dense("numeric")
+            numeric: dense("numeric"),
+            fewUpdated: filter.updatedSince !== undefined && !dense("updated")
           }
         })
       )

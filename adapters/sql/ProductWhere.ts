@@ -86,7 +86,13 @@ export const productConditions = (
       )
     }
   }
-  if (filter.updatedSince !== undefined) c.push(sql`p.updated_at >= ${filter.updatedSince}`)
+  if (filter.updatedSince !== undefined) {
+    c.push(
+      dense.fewUpdated
+        ? sql`p.id in (select u.id from products u where u.organization_id = ${organizationId} and u.updated_at >= ${filter.updatedSince})`
+        : sql`p.updated_at >= ${filter.updatedSince}`
+    )
+  }
   if (filter.numeric !== undefined) {
     const n = filter.numeric
     const bounds = sql.and([

@@ -5,7 +5,7 @@ import { Brand } from "../../core/catalog/Brand.js"
 import { BrandRepository } from "../../core/catalog/BrandRepository.js"
 import { caseKey } from "../../core/catalog/Text.js"
 import { Conflict } from "../../core/shared/Errors.js"
-import { BooleanColumn, StoredValuesColumn, toJson } from "./Columns.js"
+import { BooleanColumn, decodeCount, StoredValuesColumn, toJson } from "./Columns.js"
 import { nameOrSlugHolds } from "./NameSearch.js"
 import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
@@ -75,9 +75,13 @@ export const make = Effect.gen(function*() {
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
         yield* holdForDelete(sql, "brands", organizationId, id)
+        const products = yield* sql`select count(*) as n from products where organization_id = ${organizationId} and brand_id = ${id}`.pipe(
+          Effect.flatMap(decodeCount)
+        )
         yield* sql`update products set brand_id = null, updated_at = ${at} where organization_id = ${organizationId} and brand_id = ${id}`
         yield* sql`update product_categories set brand_id = null where organization_id = ${organizationId} and brand_id = ${id}`
         yield* sql`delete from brands where organization_id = ${organizationId} and id = ${id}`
+        return products
       }).pipe(Effect.orDie),
     findById: (organizationId, id) =>
       sql`select * from brands where organization_id = ${organizationId} and id = ${id}`.pipe(

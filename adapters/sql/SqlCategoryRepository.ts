@@ -5,7 +5,7 @@ import { Category } from "../../core/catalog/Category.js"
 import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
 import { caseKey } from "../../core/catalog/Text.js"
 import { Conflict } from "../../core/shared/Errors.js"
-import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
+import { decodeCount, IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { categoryTreeSize } from "./CategoryTreeSize.js"
 import { nameOrSlugHolds } from "./NameSearch.js"
 import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
@@ -62,10 +62,13 @@ export const make = Effect.gen(function*() {
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
         yield* holdForDelete(sql, "categories", organizationId, id)
+        const products = yield* sql`select count(*) as n from product_categories
+                                    where organization_id = ${organizationId} and category_id = ${id}`.pipe(Effect.flatMap(decodeCount))
         yield* sql`update products set updated_at = ${at}
                    where organization_id = ${organizationId}
                      and id in (select product_id from product_categories where category_id = ${id})`
         yield* sql`delete from categories where organization_id = ${organizationId} and id = ${id}`
+        return products
       }).pipe(Effect.orDie),
     findById: (organizationId, id) =>
       sql`select * from categories where organization_id = ${organizationId} and id = ${id}`.pipe(

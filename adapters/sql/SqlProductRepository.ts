@@ -168,6 +168,31 @@ export const make = Effect.gen(function*() {
             select id from tree`.pipe(Effect.flatMap(IdRows), Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
 
   const where = (conditions: ReadonlyArray<Fragment>) => sql.and(conditions)
+  const asc = sql.literal("asc")
+
+  /**
+   * The products of one page, in `order` (a sort key, then optionally the id, both in `dir`).
+   * The page is ordered and cut on narrow rows, the id and the key, and only its own rows are
+   * then read whole: the databases make a row's columns before they skip it for the offset or
+   * put it into a sort, so reading whole rows made the item of every product the offset
+   * passed, or of every match a sort without an index had to order.
+   */
+  const narrowPage = <A>(
+    columns: string,
+    read: Read<A>,
+    from: Fragment,
+    conditions: ReadonlyArray<Fragment>,
+    key: Fragment,
+    dir: Fragment,
+    byId: boolean,
+    take: number,
+    offset: number
+  ) =>
+    read(sql`select ${sql.literal(columns)} from (
+        select p.id as page_id, ${key} as page_key from ${from} where ${where(conditions)}
+        order by ${key} ${dir}${byId ? sql`, p.id ${dir}` : sql.literal("")} limit ${take} offset ${offset}
+      ) page join products p on p.id = page.page_id
+      order by page.page_key ${dir}, page.page_id ${dir}`)
 
   /** One page of a list, each product read through `read` from the `columns` of `products p`. */
   const pageOf = <A>(columns: string, read: Read<A>) =>
@@ -193,8 +218,7 @@ export const make = Effect.gen(function*() {
         rows = yield* relevanceSorted(columns, read, tiers, others, take, page.offset)
       } else {
         const column = sql.literal(SORT_COLUMNS[sort.by])
-        rows = yield* read(sql`select ${sql.literal(columns)} from ${productsOf(sql, filter)} where ${where(conditions)}
-          order by ${column} ${dir}, p.id ${dir} limit ${take} offset ${page.offset}`)
+        rows = yield* narrowPage(columns, read, productsOf(sql, filter), conditions, column, dir, true, take, page.offset)
       }
       // Counting visits every match, which the link-table lookups do best.
       const total = page.withTotal
@@ -224,8 +248,7 @@ export const make = Effect.gen(function*() {
       let skip = offset
       for (const tier of tiers) {
         if (rows.length >= take) break
-        const found = yield* read(sql`select ${sql.literal(columns)} from ${tier.from}
-          where ${where([...conditions, tier.where])} order by ${tier.order} limit ${take - rows.length} offset ${skip}`)
+        const found = yield* narrowPage(columns, read, tier.from, [...conditions, tier.where], tier.order, asc, false, take - rows.length, skip)
         rows.push(...found)
         if (found.length > 0 || skip === 0) skip = 0
         else {
@@ -252,9 +275,17 @@ export const make = Effect.gen(function*() {
     offset: number
   ) =>
     Effect.gen(function*() {
-      const valued = yield* read(sql`select ${sql.literal(columns)} from ${products}
-        join product_numbers n on n.product_id = p.id and n.attribute_id = ${attributeId}
-        where ${where(conditions)} order by n.value ${dir}, p.id ${dir} limit ${take} offset ${offset}`)
+      const valued = yield* narrowPage(
+        columns,
+        read,
+        sql`${products} join product_numbers n on n.product_id = p.id and n.attribute_id = ${attributeId}`,
+        conditions,
+        sql`n.value`,
+        dir,
+        true,
+        take,
+        offset
+      )
       if (valued.length >= take) return valued
       let skip = 0
       if (valued.length === 0 && offset > 0) {
@@ -263,10 +294,17 @@ export const make = Effect.gen(function*() {
           where ${where(conditions)}`.pipe(Effect.flatMap(CountRows), Effect.orDie)
         skip = Math.max(0, offset - (count?.n ?? 0))
       }
-      const missing = yield* read(sql`select ${sql.literal(columns)} from ${products}
-        where ${where(conditions)}
-          and not exists (select 1 from product_numbers n where n.product_id = p.id and n.attribute_id = ${attributeId})
-        order by p.id ${dir} limit ${take - valued.length} offset ${skip}`)
+      const missing = yield* narrowPage(
+        columns,
+        read,
+        products,
+        [...conditions, sql`not exists (select 1 from product_numbers n where n.product_id = p.id and n.attribute_id = ${attributeId})`],
+        sql`p.id`,
+        dir,
+        false,
+        take - valued.length,
+        skip
+      )
       return [...valued, ...missing]
     })
 

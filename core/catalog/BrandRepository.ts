@@ -8,8 +8,11 @@ export class BrandRepository extends Context.Tag("catalog/BrandRepository")<Bran
   readonly insert: (brand: Brand) => Effect.Effect<void, Conflict>
   /** Writes every field of `brand`; fails with Conflict when the name or the slug is taken. */
   readonly update: (brand: Brand) => Effect.Effect<void, Conflict>
-  /** Deletes the brand; its products lose it and have their `updatedAt` set to `at`. */
-  readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<void>
+  /**
+   * Deletes the brand; its products lose it and have their `updatedAt` set to `at`. Answers how
+   * many products that was.
+   */
+  readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<number>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Brand>>
   /** Ordered by name. */
   readonly list: (organizationId: string, query: ListBrandsQuery) => Effect.Effect<ReadonlyArray<Brand>>

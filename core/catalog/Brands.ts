@@ -104,8 +104,10 @@ export const makeBrands = Effect.gen(function*() {
       Effect.gen(function*() {
         yield* uow.lock("brand", [id])
         const current = yield* find(organizationId, id)
-        yield* repo.delete(organizationId, id, yield* now)
-        yield* emit({ name: "brand.deleted", entityType: "brand", entityId: id, payload: { slug: current.slug } })
+        // The one signal for the products it changes too, as an attribute's deletion is: no
+        // product.updated each, which a brand on every product would make a flood of.
+        const products = yield* repo.delete(organizationId, id, yield* now)
+        yield* emit({ name: "brand.deleted", entityType: "brand", entityId: id, payload: { slug: current.slug, removed_from: { products } } })
       })
     )
 

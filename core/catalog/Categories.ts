@@ -131,8 +131,9 @@ export const makeCategories = Effect.gen(function*() {
         if (yield* repo.hasChildren(organizationId, id)) {
           return yield* new Conflict({ message: `category ${id} has child categories; move or delete them first` })
         }
-        yield* repo.delete(organizationId, id, yield* now)
-        yield* emit({ name: "category.deleted", entityType: "category", entityId: id, payload: { slug: current.slug } })
+        // The one signal for the products it unfiles too, as for a brand's deletion.
+        const products = yield* repo.delete(organizationId, id, yield* now)
+        yield* emit({ name: "category.deleted", entityType: "category", entityId: id, payload: { slug: current.slug, removed_from: { products } } })
       })
     )
 

@@ -10,9 +10,9 @@ export class CategoryRepository extends Context.Tag("catalog/CategoryRepository"
   readonly update: (category: Category) => Effect.Effect<void, Conflict>
   /**
    * Deletes the category; the products filed under it lose that assignment and have their
-   * `updatedAt` set to `at`.
+   * `updatedAt` set to `at`. Answers how many products that was.
    */
-  readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<void>
+  readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<number>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Category>>
   /** Ordered by position, then name. */
   readonly list: (

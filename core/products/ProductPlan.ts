@@ -171,23 +171,31 @@ export const planUpdate = (
 
   let values: AttributeValues = current.attributes
   let touched: ReadonlyArray<string> = []
+  // Whether `values` is what the write would store: only then can it be checked for the required attributes.
+  let valuesKnown = true
   if (patch.attributes !== undefined) {
     const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, patch.attributes)
     const checked = ctx.checks.values(specs, declared, ["attributes"])
-    if (Either.isLeft(checked)) issues.push(...checked.left)
-    else {
+    if (Either.isLeft(checked)) {
+      issues.push(...checked.left)
+      valuesKnown = false
+    } else {
       issues.push(...unknownMediaIssues(specs, checked.right, ctx.media, current.attributes))
       const merged = mergeValues(current.attributes, { ...checked.right, ...removals })
       values = merged.merged
       touched = merged.touched
     }
   }
-  if (familyChanged && issues.length === 0) {
+  if (familyChanged && valuesKnown) {
     // Values kept from the old family must suit the new one.
     const recheck = ctx.checks.values(specs, values, ["attributes"])
-    if (Either.isLeft(recheck)) issues.push(...recheck.left)
+    if (Either.isLeft(recheck)) {
+      issues.push(...recheck.left)
+      valuesKnown = false
+    }
   }
-  if (patch.status === "active" && issues.length === 0) issues.push(...missingRequired(schema.attributes, values, ctx.scope))
+  // As on create, the required attributes are named next to the issues of the other fields.
+  if (patch.status === "active" && valuesKnown) issues.push(...missingRequired(schema.attributes, values, ctx.scope))
   if (issues.length > 0) return Either.left(ValidationFailed.of(issues))
 
   let slug = current.slug

@@ -178,9 +178,21 @@ export const missingRequired = (
     .filter((a) => a.effectiveRequirement === "required" && !isFilled(a, entriesOf(values, a.code), scope))
     .map((a) => ({
       path: ["attributes", a.code],
-      message: `required attribute ${a.code} must be filled to activate the ${record}`,
+      message: `required attribute ${a.code} must be filled${whereFilled(a, scope)} to activate the ${record}`,
       code: "required_attribute_missing"
     }))
+
+/** Where a value must be for `isFilled`, when the attribute and the organization's defaults narrow it. */
+const whereFilled = (
+  attribute: { readonly isLocalizable: boolean; readonly isScopable: boolean },
+  scope: { readonly locale: string | null; readonly channel: string | null }
+): string => {
+  const at = [
+    attribute.isLocalizable && scope.locale !== null ? `locale ${scope.locale}` : undefined,
+    attribute.isScopable && scope.channel !== null ? `channel ${scope.channel}` : undefined
+  ].filter((s) => s !== undefined)
+  return at.length === 0 ? "" : ` at ${at.join(" and ")} (or null)`
+}
 
 const isRemoval = (entry: unknown): boolean =>
   typeof entry === "object" && entry !== null && "value" in entry && entry.value === null &&

@@ -166,9 +166,18 @@ export const validateAttributeValues = (
   return issues.length > 0 ? Either.left(issues) : Either.right(out)
 }
 
+/**
+ * Null, blank text, a list of nothing but such values (none at all included), or an object
+ * without keys (a `json` value of `{}`).
+ */
 const isEmpty = (value: unknown): boolean =>
   value === null || value === undefined || (typeof value === "string" && value.trim().length === 0) ||
-  (Array.isArray(value) && value.length === 0)
+  (Array.isArray(value) && value.every(isEmpty)) ||
+  (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0)
+
+/** Rich text of markup alone (`<p><br></p>`, what an emptied editor leaves), no-break spaces included, holds no text. */
+const isBlankMarkup = (value: unknown): boolean =>
+  typeof value === "string" && value.replace(/<[^>]*>/g, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " ").trim().length === 0
 
 /**
  * DESIGN.md: filled when it has a non-empty value at the organization's default locale and
@@ -182,7 +191,7 @@ export const isFilled = (
   scope: { readonly locale: string | null; readonly channel: string | null }
 ): boolean =>
   (entries ?? []).some((e) =>
-    !isEmpty(e.value) &&
+    !isEmpty(e.value) && !(spec.type === "richtext" && isBlankMarkup(e.value)) &&
     (e.locale === null || (spec.isLocalizable && (scope.locale === null || sameLocale(e.locale, scope.locale)))) &&
     (e.channel === null || (spec.isScopable && (scope.channel === null || e.channel === scope.channel)))
   )

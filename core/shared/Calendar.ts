@@ -55,3 +55,12 @@ export const millisecondBound = (s: string): string => {
   const millis = Date.parse(s) + (/[1-9]/.test(submillis) ? 1 : 0)
   return millis > LAST_INSTANT ? "9999-12-31T24:00:00.000Z" : new Date(millis).toISOString()
 }
+
+/**
+ * The midnight after the day `YYYY-MM-DD` (a day `isCalendarDate` takes), as a bound on stored
+ * instants: after the last day of 9999, `9999-12-31T24:00:00.000Z`, as `millisecondBound` writes it.
+ */
+export const nextMidnight = (day: string): string => {
+  const next = Date.parse(day) + 86_400_000
+  return next > LAST_INSTANT ? "9999-12-31T24:00:00.000Z" : new Date(next).toISOString()
+}

@@ -15,6 +15,24 @@ const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefi
   return match?.[1] ?? ""
 }
 
+/** How many `Authorization` lines the request has: Node keeps only the first in `headers`. */
+const authorizationLines = (request: HttpServerRequest.HttpServerRequest): number => {
+  const raw = (request.source as { readonly rawHeaders?: unknown }).rawHeaders
+  if (!Array.isArray(raw)) return request.headers["authorization"] === undefined ? 0 : 1
+  let lines = 0
+  for (let i = 0; i < raw.length; i += 2) if (String(raw[i]).toLowerCase() === "authorization") lines++
+  return lines
+}
+
+/**
+ * The principal of the request's credentials. Two `Authorization` headers are refused: which
+ * of them would act is the client's mistake, not ours to guess (Node would take the first).
+ */
+const principalOf = (auth: typeof Authentication.Service, request: HttpServerRequest.HttpServerRequest) =>
+  authorizationLines(request) > 1
+    ? Effect.fail(new Unauthenticated({ message: "more than one Authorization header" }))
+    : auth.principal(bearerOf(request))
+
 /** Resolves the credentials of a catalog request into the organization it acts in. */
 export class TenantAuth extends HttpApiMiddleware.Tag<TenantAuth>()("TenantAuth", {
   failure: Schema.Union(UnauthenticatedWire, ForbiddenWire, ValidationFailedWire),
@@ -24,7 +42,7 @@ export class TenantAuth extends HttpApiMiddleware.Tag<TenantAuth>()("TenantAuth"
 /** The organization and actor of the current request, from its credentials. */
 export const resolveTenant = (auth: typeof Authentication.Service) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.flatMap(auth.principal(bearerOf(request)), (principal) => auth.tenant(principal, request.headers["x-organization-id"])))
+    Effect.flatMap(principalOf(auth, request), (principal) => auth.tenant(principal, request.headers["x-organization-id"])))
 
 export const TenantAuthLive = Layer.effect(TenantAuth, Effect.map(Authentication, resolveTenant))
 
@@ -65,7 +83,7 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
           if (!accepted) return yield* new Unauthenticated({ message: "service key not accepted" })
           return { principal: { _tag: "Service" } as const, tenant: Option.none() }
         }
-        const principal = yield* auth.principal(bearerOf(request))
+        const principal = yield* principalOf(auth, request)
         const header = request.headers["x-organization-id"]
         if (principal._tag === "User" && header === undefined) return { principal, tenant: Option.none() }
         return { principal, tenant: Option.some(yield* auth.tenant(principal, header)) }

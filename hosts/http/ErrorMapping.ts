@@ -1,13 +1,15 @@
-import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiError, type HttpApp, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
-import { issuesSummary, OrganizationGone } from "../../core/shared/Errors.js"
+import { type Forbidden, issuesSummary, OrganizationGone, type Unauthenticated, type ValidationFailed } from "../../core/shared/Errors.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
-import { type RouteKind, routeKind } from "./KnownRoutes.js"
+import { routeMiddlewares, type RouteKind, routeKind } from "./KnownRoutes.js"
+import { CallerAuth, TenantAuth } from "./Authentication.js"
+import { ContentPagesAuth } from "./content/Auth.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
@@ -27,6 +29,7 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
 const malformedJson = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON"))
 const emptyJson = json(400, envelope("FST_ERR_CTP_EMPTY_JSON_BODY", "the body cannot be empty when content-type is application/json"))
 const routed = routeKind(CatalogApi)
+const middlewaresOf = routeMiddlewares(CatalogApi)
 const isJsonType = (type: string) => /^application\/json\s*(;|$)/.test(type)
 /** Whether the request writes with a JSON body: a DELETE may come with an empty one. */
 const readsJsonBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKind) =>
@@ -143,50 +146,70 @@ const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: Route
     onSome: (refusal) => Effect.succeed(Option.some(refusal))
   })
 
+/** A route's middleware, as run here: what it provides is dropped. */
+type Guard = Effect.Effect<unknown, Unauthenticated | Forbidden | ValidationFailed, HttpServerRequest.HttpServerRequest>
+
 /**
  * Everything at the edge of the contract that HttpApi does not answer our way. Its schema
  * failures (400) become 422 `validation_failed` with `details.issues`; malformed JSON a 400
  * and bodies of the wrong type or size 415/413, with Fastify-style codes; unknown routes 404,
  * whatever their body or query; defects a bare 500. Typed failures pass on to HttpApi, which
  * encodes them by the error schemas of the API.
+ *
+ * A request refused here is refused only once the route's own middleware (credentials, the
+ * organization, a feature) has let it through: HttpApi reads the body only after that
+ * middleware, so without credentials a malformed JSON body would be 401 while a body of the
+ * wrong type was 415. Credentials come first, whatever the body: a caller without them learns
+ * nothing about what it sent.
  */
-export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, (app) =>
-  HttpServerRequest.HttpServerRequest.pipe(
-    Effect.flatMap((request) =>
-      // Only a body, an empty JSON body where one is read, or a query can be refused here: a
-      // plain read skips the route lookup.
-      request.method === "GET" && !hasBody(request) && !request.url.includes("?")
-        ? app
-        : Effect.flatMap(routed, (route) =>
-          route === "unknown"
-            ? app
-            : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: Effect.succeed })))
-    ),
-    // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
-    Effect.catchAllCause((cause) => {
-      const failure: Option.Option<unknown> = Cause.failureOption(cause)
-      if (Option.isSome(failure)) {
-        const error = failure.value
-        if (isDecodeError(error)) {
-          const issues = decodeIssues(error.issues)
-          return Effect.succeed(json(422, envelope("validation_failed", issuesSummary(issues) || error.message, { issues })))
+export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(function*() {
+  // Each runs as HttpApi runs it, on the request alone (none of them reads the route's path).
+  const guards = new Map<string, Guard>([
+    [TenantAuth.key, (yield* TenantAuth) as Guard],
+    [CallerAuth.key, (yield* CallerAuth) as Guard],
+    [ContentPagesAuth.key, (yield* ContentPagesAuth) as Guard]
+  ])
+  const guarded = Effect.flatMap(middlewaresOf, (tags) => Effect.forEach(tags, (tag) => guards.get(tag.key) ?? Effect.void, { discard: true }))
+  /** The refusal, once the route's middleware has passed the request; its failure otherwise. */
+  const refuse = (refusal: HttpServerResponse.HttpServerResponse) => Effect.as(guarded, refusal)
+  return (app: HttpApp.Default) =>
+    HttpServerRequest.HttpServerRequest.pipe(
+      Effect.flatMap((request) =>
+        // Only a body, an empty JSON body where one is read, or a query can be refused here: a
+        // plain read skips the route lookup.
+        request.method === "GET" && !hasBody(request) && !request.url.includes("?")
+          ? app
+          : Effect.flatMap(routed, (route) =>
+            route === "unknown"
+              ? app
+              : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: refuse })))
+      ),
+      // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
+      Effect.catchAllCause((cause) => {
+        const failure: Option.Option<unknown> = Cause.failureOption(cause)
+        if (Option.isSome(failure)) {
+          const error = failure.value
+          if (isDecodeError(error)) {
+            const issues = decodeIssues(error.issues)
+            return Effect.succeed(json(422, envelope("validation_failed", issuesSummary(issues) || error.message, { issues })))
+          }
+          if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+            return Effect.succeed(json(404, envelope("not_found", "no such route")))
+          }
+          return Effect.failCause(cause)
         }
-        if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-          return Effect.succeed(json(404, envelope("not_found", "no such route")))
+        const defect = Cause.dieOption(cause)
+        if (Option.isSome(defect)) {
+          const d = defect.value
+          if (HttpServerError.isServerError(d) && d._tag === "RequestError" && d.reason === "Decode") {
+            return Effect.succeed(malformedJson)
+          }
+          if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
+          return Effect.logError("unhandled request failure", cause).pipe(
+            Effect.as(json(500, envelope("internal", "internal server error")))
+          )
         }
         return Effect.failCause(cause)
-      }
-      const defect = Cause.dieOption(cause)
-      if (Option.isSome(defect)) {
-        const d = defect.value
-        if (HttpServerError.isServerError(d) && d._tag === "RequestError" && d.reason === "Decode") {
-          return Effect.succeed(malformedJson)
-        }
-        if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
-        return Effect.logError("unhandled request failure", cause).pipe(
-          Effect.as(json(500, envelope("internal", "internal server error")))
-        )
-      }
-      return Effect.failCause(cause)
-    })
-  ))
+      })
+    )
+}))

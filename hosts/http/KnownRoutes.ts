@@ -1,4 +1,4 @@
-import { type HttpApi, HttpApiSchema, HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApi, type HttpApiMiddleware, HttpApiSchema, HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, type Schema } from "effect"
 
 /** Where the host serves the OpenAPI document and the page that renders it. */
@@ -24,7 +24,8 @@ const isForm = (payload: Option.Option<Schema.Schema.All>) =>
 
 const statusOf = (endpoint: { readonly method: string; readonly payloadSchema: Option.Option<Schema.Schema.All> }) => {
   if (isForm(endpoint.payloadSchema)) return TAKES_A_FORM
-  const bodiless = Option.isNone(endpoint.payloadSchema) && endpoint.method !== "GET" && endpoint.method !== "HEAD"
+  // A GET's payload schema is its query: it never reads a body.
+  const bodiless = Option.isNone(endpoint.payloadSchema) || endpoint.method === "GET" || endpoint.method === "HEAD"
   return bodiless ? TAKES_NO_BODY : MAY_TAKE_A_BODY
 }
 
@@ -37,8 +38,8 @@ const kindOf = (status: number): RouteKind =>
  * trailing slashes, percent-encoding and HEAD (served by GET) are read exactly as it reads them.
  */
 export const routeKind = (api: HttpApi.HttpApi.Any): Effect.Effect<RouteKind, never, HttpServerRequest.HttpServerRequest> => {
-  const mayTakeABody = HttpServerResponse.empty({ status: MAY_TAKE_A_BODY })
-  const routes = [HttpRouter.makeRoute("GET", OPENAPI_PATH, mayTakeABody), HttpRouter.makeRoute("GET", DOCS_PATH, mayTakeABody)]
+  const takesNoBody = HttpServerResponse.empty({ status: TAKES_NO_BODY })
+  const routes = [HttpRouter.makeRoute("GET", OPENAPI_PATH, takesNoBody), HttpRouter.makeRoute("GET", DOCS_PATH, takesNoBody)]
   for (const group of Object.values((api as unknown as HttpApi.HttpApi.AnyWithProps).groups)) {
     for (const endpoint of Object.values(group.endpoints)) {
       routes.push(HttpRouter.makeRoute(endpoint.method, endpoint.path, HttpServerResponse.empty({ status: statusOf(endpoint) })))
@@ -47,5 +48,26 @@ export const routeKind = (api: HttpApi.HttpApi.Any): Effect.Effect<RouteKind, ne
   return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes))).pipe(
     Effect.map((response) => kindOf(response.status)),
     Effect.catchTag("RouteNotFound", () => Effect.succeed<RouteKind>("unknown"))
+  )
+}
+
+/**
+ * The middlewares (credentials, feature checks) of the endpoint a request goes to, in the
+ * order HttpApi runs them; none for an unknown route or a document.
+ */
+export const routeMiddlewares = (
+  api: HttpApi.HttpApi.Any
+): Effect.Effect<ReadonlyArray<HttpApiMiddleware.TagClassAny>, never, HttpServerRequest.HttpServerRequest> => {
+  const found: Array<ReadonlyArray<HttpApiMiddleware.TagClassAny>> = []
+  const routes: Array<HttpRouter.Route<never, never>> = []
+  for (const group of Object.values((api as unknown as HttpApi.HttpApi.AnyWithProps).groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      const index = found.push([...group.middlewares, ...endpoint.middlewares]) - 1
+      routes.push(HttpRouter.makeRoute(endpoint.method, endpoint.path, HttpServerResponse.empty({ headers: { "x-route": String(index) } })))
+    }
+  }
+  return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes))).pipe(
+    Effect.map((response) => found[Number(response.headers["x-route"])] ?? []),
+    Effect.catchTag("RouteNotFound", () => Effect.succeed([]))
   )
 }

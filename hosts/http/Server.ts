@@ -70,7 +70,10 @@ const bootstrap = (config: HostConfig) =>
     )
   )
 
-const handlers = (config: HostConfig) =>
+/** The middlewares of the routes: credentials, the organization, the content-pages feature. */
+const guards = (config: HostConfig) => Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive)
+
+const handlers = (guarded: ReturnType<typeof guards>) =>
   Layer.mergeAll(
     HealthLive,
     CallerLive,
@@ -91,16 +94,18 @@ const handlers = (config: HostConfig) =>
     ProductModifiersLive,
     MediaLive
   ).pipe(
-    Layer.provide(Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive))
+    Layer.provide(guarded)
   )
 
 /** The HTTP application on whatever `HttpServer` is provided (a real port, or a test server). */
-export const server = (config: HostConfig, track?: (app: HttpApp.Default) => HttpApp.Default) =>
-  HttpApiBuilder.serve((app) => closeAfterUnreadBody(track ? track(app) : app)).pipe(
+export const server = (config: HostConfig, track?: (app: HttpApp.Default) => HttpApp.Default) => {
+  const guarded = guards(config)
+  return HttpApiBuilder.serve((app) => closeAfterUnreadBody(track ? track(app) : app)).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
     Layer.provide(HttpApiScalar.layer({ path: DOCS_PATH })),
-    Layer.provide(EdgeLive),
-    Layer.provide(HttpApiBuilder.api(CatalogApi).pipe(Layer.provide(handlers(config)))),
+    // The edge runs a route's middleware before it refuses the route's body (see EdgeLive).
+    Layer.provide(EdgeLive.pipe(Layer.provide(guarded))),
+    Layer.provide(HttpApiBuilder.api(CatalogApi).pipe(Layer.provide(handlers(guarded)))),
     Layer.provide(bootstrap(config)),
     // Webhooks go out in the background for as long as the server runs.
     Layer.provide(DispatcherLive()),
@@ -108,3 +113,4 @@ export const server = (config: HostConfig, track?: (app: HttpApp.Default) => Htt
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(Layer.setTracerEnabled(false))
   )
+}

@@ -59,8 +59,12 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(result.undeclared).toContain("unknown_attribute")
         expect(result.listed.data[0]?.categoryIds).toEqual([])
         expect(result.kids).toEqual([])
-        const names = (yield* eventsOf(organizationId)).map((e) => e.name).filter((n) => n.startsWith("category."))
+        const events = yield* eventsOf(organizationId)
+        const names = events.map((e) => e.name).filter((n) => n.startsWith("category."))
         expect(names).toEqual(["category.created", "category.created", "category.deleted"])
+        // The deletion is the one signal for the products it unfiles, as an attribute's is.
+        expect(events.at(-1)?.name).toBe("category.deleted")
+        expect(events.at(-1)?.payload).toEqual({ slug: "child", removed_from: { products: 2 } })
       }))
 
     it.effect("keeps a tree of any depth acyclic and counts its whole subtree", () =>
@@ -87,11 +91,13 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
 
     it.effect("refuses a brand name taken in any case or spacing, and clears a deleted brand from its products", () =>
       Effect.gen(function*() {
-        const { result } = yield* inTenant(Effect.gen(function*() {
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
           const brands = yield* Brands
           const products = yield* Products
           const { family } = yield* schemaFixture
           const acme = yield* brands.create({ name: "Acme" })
+          yield* products.create({ familyId: family.id, name: "Also branded", brandId: acme.id })
+          yield* products.create({ familyId: family.id, name: "Unbranded" })
           const clash = yield* failureOf(brands.create({ name: "ACME", slug: "other" }))
           const spaced = yield* failureOf(brands.create({ name: " acme ", slug: "spaced" }))
           const p = yield* products.create({ familyId: family.id, name: "Branded", brandId: acme.id })
@@ -101,9 +107,13 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         }))
         expect(result.clash).toContain("brand name ACME is taken")
         expect(result.spaced).toContain("is taken")
-        expect(result.byName).toBe(1)
+        expect(result.byName).toBe(2)
         expect(result.after.brandId).toBeNull()
         expect(result.after.updatedAt >= result.p.updatedAt).toBe(true)
+        const events = yield* eventsOf(organizationId)
+        expect(events.at(-1)?.name).toBe("brand.deleted")
+        expect(events.at(-1)?.payload).toEqual({ slug: "acme", removed_from: { products: 2 } })
+        expect(events.at(-2)?.name).toBe("product.created")
       }))
 
     it.effect("matches brand and category names ignoring case in every script, as it refuses taken brand names", () =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Clock, Effect, type Layer, TestClock } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
@@ -46,6 +46,56 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.relevanceWithoutQ).toEqual([p500, none, p1500, p1000])
       }))
 
+    it.effect("pages through ties of every sort key in both directions in id order, one page after another as in one", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const made: Array<{ id: string; name: string; status: string; price: number | null }> = []
+          for (let i = 0; i < 8; i++) {
+            const price = i % 4 === 3 ? null : (i % 2) * 100
+            const name = i % 2 === 0 ? "b" : "a"
+            const status = i % 3 === 0 ? "archived" : "draft"
+            const p = yield* products.create({
+              familyId: family.id,
+              name,
+              status,
+              attributes: price === null ? {} : { price: val({ amount_cents: price, currency: "EUR" }) }
+            })
+            made.push({ id: p.id, name, status, price })
+          }
+          const ids = (q: Parameters<typeof products.list>[0]) => Effect.map(products.list({ familyId: family.id, ...q }), (l) => l.data.map((p) => p.id))
+          const orders = [
+            { sortBy: "name" },
+            { sortBy: "status" },
+            { sortBy: "attribute", sortAttribute: "price" },
+            { sortBy: "relevance" }
+          ] as const
+          const answers: Array<{ order: string; dir: string; whole: ReadonlyArray<string>; paged: ReadonlyArray<string> }> = []
+          for (const order of orders) {
+            for (const sortDir of ["asc", "desc"] as const) {
+              const whole = yield* ids({ ...order, sortDir, limit: 200 })
+              const paged: Array<string> = []
+              for (let offset = 0; offset < 8; offset += 3) paged.push(...(yield* ids({ ...order, sortDir, limit: 3, offset })))
+              answers.push({ order: order.sortBy, dir: sortDir, whole, paged })
+            }
+          }
+          return { made, answers }
+        }))
+        const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
+        for (const { order, dir, whole, paged } of result.answers) {
+          const sign = dir === "desc" ? -1 : 1
+          const expected = [...result.made].sort((x, y) => {
+            if (order === "relevance") return cmp(x.id, y.id)
+            if (order === "attribute" && (x.price === null) !== (y.price === null)) return x.price === null ? 1 : -1
+            const key = order === "name" ? cmp(x.name, y.name) : order === "status" ? cmp(x.status, y.status) : cmp(x.price ?? 0, y.price ?? 0)
+            return sign * (key !== 0 ? key : cmp(x.id, y.id))
+          }).map((p) => p.id)
+          expect({ order, dir, whole }).toEqual({ order, dir, whole: expected })
+          expect({ order, dir, paged }).toEqual({ order, dir, paged: expected })
+        }
+      }))
+
     it.effect("answers the same pages whether a tag, category or range filter matches a few products or thousands", () =>
       Effect.gen(function*() {
         const count = 2600
@@ -59,6 +109,7 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
           const root = yield* categories.create({ name: "Everything" })
           const shelf = yield* categories.create({ name: "Shelf", parentId: root.id })
           const other = yield* categories.create({ name: "Other" })
+          const ids: Array<string> = []
           for (let from = 0; from < count; from += 500) {
             const items = Array.from({ length: Math.min(500, count - from) }, (_, k) => {
               const i = from + k
@@ -74,7 +125,12 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
             })
             const created = yield* products.bulk(items)
             assert(created.every((r) => r.ok), "every product is created")
+            ids.push(...created.map((r) => (r.ok ? r.id : "")))
           }
+          // A few products updated after the rest: `updatedSince` then matches only them.
+          yield* TestClock.adjust("1 minute")
+          const since = new Date(yield* Clock.currentTimeMillis).toISOString()
+          for (const i of [2001, 7, 1500]) yield* products.update(ids[i] ?? "", { name: `Renamed ${i}` })
           const slugs = (q: Parameters<typeof products.list>[0]) =>
             Effect.map(products.list({ sortBy: "slug", ...q }), (l) => ({ slugs: l.data.map((p) => p.slug), total: l.total }))
           const dense = { tag: ["common"], categoryId: root.id, includeDescendants: true, filterAttribute: "price", filterMin: 0 }
@@ -83,7 +139,10 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
             denseDesc: yield* slugs({ ...dense, sortDir: "desc", limit: 3 }),
             rare: yield* slugs({ tag: ["common", "rare"], categoryId: shelf.id }),
             narrowRange: yield* slugs({ tag: ["common"], filterAttribute: "price", filterMin: 1000, filterMax: 1010 }),
-            none: yield* slugs({ tag: ["common", "missing"], categoryId: root.id, includeDescendants: true, withTotal: true })
+            none: yield* slugs({ tag: ["common", "missing"], categoryId: root.id, includeDescendants: true, withTotal: true }),
+            fewUpdated: yield* slugs({ updatedSince: since, withTotal: true }),
+            fewUpdatedByName: yield* slugs({ updatedSince: since, sortBy: "name", sortDir: "desc", limit: 2, offset: 1 }),
+            allUpdated: yield* slugs({ updatedSince: "1970-01-01T00:00:00Z", limit: 4, offset: 2000, withTotal: true })
           }
         }))
         const slug = (i: number) => `p-${String(i).padStart(4, "0")}`
@@ -94,6 +153,9 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.rare.slugs).toEqual(all.filter((i) => i % 500 === 1 && tagged(i) && shelved(i)).map(slug))
         expect(result.narrowRange.slugs).toEqual(all.filter((i) => i >= 1000 && i <= 1010 && tagged(i) && priced(i)).map(slug))
         expect(result.none).toEqual({ slugs: [], total: 0 })
+        expect(result.fewUpdated).toEqual({ slugs: [7, 1500, 2001].map(slug), total: 3 })
+        expect(result.fewUpdatedByName.slugs).toEqual([2001, 1500].map(slug))
+        expect(result.allUpdated).toEqual({ slugs: [2000, 2001, 2002, 2003].map(slug), total: count })
       }))
 
     it.effect("keeps tags, category links and sort numbers in step with updates that change some of them", () =>

@@ -150,6 +150,52 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.active.status).toBe("active")
       }))
 
+    it.effect("names the unfilled required attributes next to the other issues of an activating update, as create does", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const unknownBrand = "00000000-0000-7000-8000-000000000001"
+          const created = yield* failureOf(products.create({ familyId: family.id, name: "X", status: "active", brandId: unknownBrand }))
+          const p = yield* products.create({ familyId: family.id, name: "Y" })
+          const updated = yield* failureOf(products.update(p.id, { status: "active", brandId: unknownBrand }))
+          const bulk = yield* products.bulk([{ op: "update", id: p.id, status: "active", categoryIds: [unknownBrand] }])
+          return { created, updated, bulk }
+        }))
+        for (const failure of [result.created, result.updated]) {
+          expect(failure).toContain("brandId")
+          expect(failure).toContain("required_attribute_missing")
+        }
+        const item = result.bulk[0]!
+        expect(item.ok ? [] : item.error._tag === "ValidationFailed" ? item.error.issues.map((i) => i.code) : [item.error._tag])
+          .toContain("required_attribute_missing")
+      }))
+
+    it.effect("checks the required attributes only on a write that sets the status to active: other writes leave an active product active", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, weight } = yield* schemaFixture
+          const families = yield* Families
+          const products = yield* Products
+          const bare = yield* families.create({ code: "bare", label: { en: "Bare" } })
+          const p = yield* products.create({ familyId: family.id, name: "Boot", status: "active", attributes: { weight: val(3) } })
+          const cleared = yield* products.update(p.id, { attributes: { weight: val(null) } })
+          const refused = yield* failureOf(products.update(p.id, { status: "active" }))
+          const q = yield* products.create({ familyId: bare.id, name: "Sock", status: "active" })
+          const moved = yield* products.update(q.id, { familyId: family.id })
+          const tightened = yield* families.updateAttachment(family.id, weight.id, { requirementOverride: "required" })
+          const renamed = yield* products.update(q.id, { name: "Wool sock" })
+          const archived = yield* products.update(q.id, { status: "archived" })
+          const draft = yield* products.update(q.id, { status: "draft" })
+          return { cleared, refused, moved, tightened, renamed, archived, draft }
+        }))
+        expect(result.cleared.status).toBe("active")
+        expect(result.cleared.attributes).toEqual({})
+        expect(result.refused).toContain("required_attribute_missing")
+        expect([result.moved.status, result.renamed.status, result.archived.status, result.draft.status]).toEqual(["active", "active", "archived", "draft"])
+        expect(result.tightened.requirementOverride).toBe("required")
+      }))
+
     it.effect("resolves values for a locale and channel, falling back to the null entries", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

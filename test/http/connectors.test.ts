@@ -262,6 +262,21 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(await window(`until=${between(-1)}`)).toEqual([])
     expect(await window(`until=${between(0)}`)).toEqual([key.id])
 
+    // `date` is one UTC day, as a date: it narrows `since` and `until` when given with them.
+    const day = at.slice(0, 10)
+    expect(await window(`date=${day}`)).toEqual([key.id])
+    expect(await window(`date=${new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10)}`)).toEqual([])
+    expect(await window(`date=${new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10)}`)).toEqual([])
+    expect(await window(`date=${day}&until=${between(-1)}`)).toEqual([])
+    expect(await window(`date=${day}&since=2000-01-01`)).toEqual([key.id])
+    expect((await fresh.req("GET", "/v1/audit-log?date=9999-12-31")).json.data).toEqual([])
+    for (const bad of ["date=yesterday", "date=2026-02-30", `date=${encodeURIComponent(at)}`]) {
+      const refused = await fresh.req("GET", `/v1/audit-log?${bad}`)
+      expect(refused.json.error.details.issues, bad).toEqual([
+        { path: ["date"], message: "must be a date (YYYY-MM-DD)", code: "invalid" }
+      ])
+    }
+
     for (const bad of ["entityType=product", "limit=0", "limit=201", "offset=-1", `entity_id=${"x".repeat(5)}`, "since=yesterday", "until=2020-13-01"]) {
       const refused = await fresh.req("GET", `/v1/audit-log?${bad}`)
       expect(refused.status, bad).toBe(422)

@@ -1,7 +1,8 @@
+import { randomUUID } from "node:crypto"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestHost, type TestHost } from "../support/TestHost.js"
+import { type RequestOptions, startTestHost, type TestHost } from "../support/TestHost.js"
 
 let host: TestHost
 beforeAll(async () => {
@@ -118,6 +119,20 @@ describe("the error envelope at the edges", () => {
     expect([known.status, known.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
   })
 
+  it("answers HEAD as GET without a body, OPTIONS as an unknown route, and a single-valued query key sent twice with 422", async () => {
+    const t = await host.tenant()
+    const head = await t.req("HEAD", "/v1/products")
+    expect([head.status, head.text]).toEqual([200, ""])
+    const options = await t.req("OPTIONS", "/v1/products")
+    expect([options.status, options.json, options.headers.get("allow")]).toEqual([404, { error: { code: "not_found", message: "no such route" } }, null])
+    for (const query of ["limit=1&limit=2", "sortDir=asc&sortDir=asc", "status=draft&status=active", "limit=", "brandId="]) {
+      const r = await t.req("GET", `/v1/products?${query}`)
+      const key = query.split("=")[0]
+      expect([query, r.status, r.json.error.details.issues.map((i: { path: unknown }) => i.path)]).toEqual([query, 422, [[key]]])
+    }
+    for (const query of ["tag=a&tag=b", "ids=&q=", "tag="]) expect([query, (await t.req("GET", `/v1/products?${query}`)).status]).toEqual([query, 200])
+  })
+
   it("answers malformed JSON with 400 and a FST_ERR_ code", async () => {
     const t = await host.tenant()
     const r = await t.req("POST", "/v1/api-keys", { rawBody: '{"name": ', headers: { "content-type": "application/json" } })
@@ -164,6 +179,30 @@ describe("the error envelope at the edges", () => {
     expect(withJson.status).toBe(200)
   })
 
+  it("checks a body sent with a GET as on any route that reads none: malformed JSON is 400, like another type's 415", async () => {
+    const t = await host.tenant()
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Read" } })
+    // `fetch` sends no body with a GET; curl and others do.
+    const get = (path: string, type: string, body: string) =>
+      new Promise<{ status: number; code: unknown }>((resolve, reject) => {
+        const req = httpRequest(`${host.baseUrl}${path}`, {
+          method: "GET",
+          headers: { authorization: `Bearer ${t.apiKey}`, "content-type": type, "content-length": Buffer.byteLength(body) }
+        }, (res) => {
+          let text = ""
+          res.on("data", (c: Buffer) => (text += c.toString()))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, code: (JSON.parse(text) as { error?: { code: string } }).error?.code }))
+        })
+        req.on("error", reject)
+        req.end(body)
+      })
+    for (const path of ["/v1/brands", `/v1/brands/${brand.json.id}`, "/v1/me", "/v1/products?limit=1", "/openapi.json"]) {
+      expect([path, await get(path, "application/json", "{bad")]).toEqual([path, { status: 400, code: "FST_ERR_CTP_INVALID_JSON_BODY" }])
+      expect([path, await get(path, "text/plain", "{bad")]).toEqual([path, { status: 415, code: "FST_ERR_CTP_INVALID_MEDIA_TYPE" }])
+      expect([path, await get(path, "application/json", '{"any":[1]}')]).toEqual([path, { status: 200, code: undefined }])
+    }
+  })
+
   it("answers a body that is not JSON with 415 and one that is too large with 413", async () => {
     const t = await host.tenant()
     const wrongType = await t.req("POST", "/v1/api-keys", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } })
@@ -172,6 +211,47 @@ describe("the error envelope at the edges", () => {
     const huge = await t.req("POST", "/v1/api-keys", { rawBody: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }), headers: { "content-type": "application/json" } })
     expect(huge.status).toBe(413)
     expect(huge.json.error.code).toBe("FST_ERR_CTP_BODY_TOO_LARGE")
+  })
+
+  it("checks credentials and the organization before the body, whatever is wrong with it", async () => {
+    const t = await host.tenant()
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Guarded" } })
+    const json = { "content-type": "application/json" }
+    const bodies = [
+      { rawBody: '{"name": ', headers: json },
+      { rawBody: '{"name":"x"}', headers: { "content-type": "text/plain" } },
+      { rawBody: "", headers: json },
+      { rawBody: "[".repeat(100) + "]".repeat(100), headers: json },
+      { rawBody: '{"name":"a\\u0000"}', headers: json },
+      { rawBody: "[]", headers: json },
+      { rawBody: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }), headers: json },
+      { rawBody: "--b--\r\n", headers: { "content-type": "multipart/form-data; boundary=b" } }
+    ]
+    const routes = [["POST", "/v1/products"], ["PATCH", "/v1/organizations/me"], ["POST", "/v1/products/bulk"], ["DELETE", `/v1/brands/${brand.json.id}`], ["POST", "/v1/content-pages"]] as const
+    const stranger = host.session(randomUUID())
+    await host.request("GET", "/v1/me", { auth: stranger })
+    const callers: ReadonlyArray<readonly [RequestOptions, number, string]> = [
+      [{}, 401, "unauthenticated"],
+      [{ auth: "pim_not-a-key" }, 401, "unauthenticated"],
+      [{ auth: stranger, headers: { "x-organization-id": t.organization.id } }, 403, "forbidden"],
+      [{ auth: t.session, headers: { "x-organization-id": "not-a-uuid" } }, 422, "validation_failed"]
+    ]
+    for (const [method, path] of routes) {
+      for (const body of bodies) {
+        for (const [caller, status, code] of callers) {
+          const r = await host.request(method, path, { ...caller, ...body, headers: { ...body.headers, ...caller.headers } })
+          expect([method, path, body.rawBody.slice(0, 12), r.status, r.json?.error.code]).toEqual([method, path, body.rawBody.slice(0, 12), status, code])
+        }
+      }
+    }
+    for (const query of ["?q=%00", "?colour=red", "?limit=0"]) {
+      expect((await host.request("GET", `/v1/products${query}`)).status).toBe(401)
+    }
+    expect((await host.request("GET", "/v1/products/not-a-uuid")).status).toBe(401)
+    expect((await t.req("GET", `/v1/brands/${brand.json.id}`)).status).toBe(200)
+    // With credentials, the body's own refusal answers.
+    expect((await t.req("POST", "/v1/products", bodies[1])).status).toBe(415)
+    expect((await t.req("POST", "/v1/products", bodies[0])).status).toBe(400)
   })
 
   it("reads a declared body somewhat over the limit before its 413, so a client still sending it hears the answer", async () => {
@@ -219,10 +299,11 @@ describe("the error envelope at the edges", () => {
   })
 
   it("answers a refused body whose rest does not come within 2 s, closing the connection", async () => {
+    const t = await host.tenant()
     const { url, socket, received, closed } = rawConnection()
     // A 415 of 1000 bytes declared, of which 10 are sent: it waited for the rest forever, and
     // this test with it, until its time ran out.
-    socket.write(["POST /v1/brands HTTP/1.1", `host: ${url.host}`, "content-type: text/plain", "content-length: 1000", "", "0123456789"].join("\r\n"))
+    socket.write(["POST /v1/brands HTTP/1.1", `host: ${url.host}`, `authorization: Bearer ${t.apiKey}`, "content-type: text/plain", "content-length: 1000", "", "0123456789"].join("\r\n"))
     await closed
     expect(received()).toMatch(/^HTTP\/1\.1 415 /)
     expect(received().toLowerCase()).toContain("connection: close")

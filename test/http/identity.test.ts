@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { persistentTestDatabase } from "../support/TestDatabase.js"
 import { startTestHost, type TestHost, uuid } from "../support/TestHost.js"
@@ -22,6 +23,34 @@ describe("authentication", () => {
       expect(r.status).toBe(401)
       expect(r.json.error.code).toBe("unauthenticated")
     }
+  })
+
+  it("reads the Bearer scheme in any case and around any spaces, and refuses an empty token or two Authorization headers", async () => {
+    const t = await host.tenant()
+    for (const header of [`bearer ${t.apiKey}`, `BEARER   ${t.apiKey}  `, `Bearer\t${t.apiKey}`]) {
+      expect([header, (await host.request("GET", "/v1/me", { headers: { authorization: header } })).status]).toEqual([header, 200])
+    }
+    for (const header of ["Bearer", "Bearer ", `Basic ${t.apiKey}`, t.apiKey, `Bearer ${t.apiKey} ${t.apiKey}`]) {
+      const r = await host.request("GET", "/v1/me", { headers: { authorization: header } })
+      expect([header, r.status, r.json.error.code]).toEqual([header, 401, "unauthenticated"])
+    }
+    // Node keeps the first of two header lines: either key alone would act, so neither does.
+    const url = new URL(host.baseUrl)
+    const twice = async (first: string, second: string, method = "GET", path = "/v1/me") => {
+      const socket = connect(Number(url.port), url.hostname)
+      let text = ""
+      socket.on("data", (c: Buffer) => (text += c.toString()))
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+      socket.write([`${method} ${path} HTTP/1.1`, `host: ${url.host}`, `authorization: Bearer ${first}`, `Authorization: Bearer ${second}`, "content-length: 0", "connection: close", "", ""].join("\r\n"))
+      await closed
+      return text
+    }
+    for (const [first, second] of [[t.apiKey, t.apiKey], [t.apiKey, `pim_${"A".repeat(43)}`], [`pim_${"A".repeat(43)}`, t.apiKey], [t.session, t.apiKey]]) {
+      const answer = await twice(first!, second!)
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+      expect(answer).toContain('{"error":{"code":"unauthenticated","message":"more than one Authorization header"}}')
+    }
+    expect(await twice(t.apiKey, t.apiKey, "POST", "/v1/api-keys")).toMatch(/^HTTP\/1\.1 401 /)
   })
 
   it("refuses a session with no membership in the requested organization with 403", async () => {

@@ -38,7 +38,7 @@ const start = (env: Record<string, string>) =>
     let output = ""
     child.stdout.on("data", (c: Buffer) => (output += c.toString()))
     child.stderr.on("data", (c: Buffer) => (output += c.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 100_000)
     child.once("exit", (code) => {
       clearTimeout(timer)
       done({ code, output })
@@ -69,10 +69,10 @@ describe("start-up on an unusable database, address or data folder", () => {
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(expected[i]!)
     })
-  }, 60_000)
+  }, 120_000)
 })
 
-/** Starts the host on `port`, waits until it serves (or 30 s), stops it and answers what it printed. */
+/** Starts the host on `port`, waits until it serves (or 100 s), stops it and answers what it printed. */
 const printedUntilServing = (port: number, env: Record<string, string>) =>
   new Promise<string>((done) => {
     const { CATALOG_BOOTSTRAP_API_KEY: _, ...inherited } = process.env
@@ -84,7 +84,7 @@ const printedUntilServing = (port: number, env: Record<string, string>) =>
     let output = ""
     child.stdout.on("data", (c: Buffer) => (output += c.toString()))
     child.stderr.on("data", (c: Buffer) => (output += c.toString()))
-    const deadline = Date.now() + 30_000
+    const deadline = Date.now() + 100_000
     const poll = (): void => {
       fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false).then((serving) => {
         if (serving || Date.now() > deadline) child.kill("SIGKILL")
@@ -99,5 +99,5 @@ describe("the bootstrap API key made at the first start", () => {
   it("is printed even when LOG_LEVEL hides warnings, as it is shown only once", async () => {
     const output = await printedUntilServing(await freePort(), { CATALOG_TENANCY: "single", LOG_LEVEL: "fatal" })
     expect(output).toMatch(/it is shown only now: pim_[A-Za-z0-9_-]{43}/)
-  }, 40_000)
+  }, 120_000)
 })

@@ -8,7 +8,7 @@ import {
   validateAttributeValues,
   validateValue
 } from "../../core/schema/AttributeValues.js"
-import { mergeValues } from "../../core/products/ProductValues.js"
+import { mergeValues, missingRequired } from "../../core/products/ProductValues.js"
 import { compareDecimals } from "../../core/schema/ValueValidators.js"
 import { toUtcText } from "../../core/shared/Calendar.js"
 
@@ -279,6 +279,31 @@ describe("isFilled", () => {
     expect(isFilled(plain, [{ locale: null, channel: null, value: "  " }], at)).toBe(false)
     expect(isFilled(plain, [{ locale: null, channel: null, value: [] }], at)).toBe(false)
     expect(isFilled(plain, undefined, at)).toBe(false)
+    expect(isFilled(plain, [], at)).toBe(false)
+  })
+
+  it("counts an empty json object or list as unfilled, and false, 0 or a json object with keys as filled", () => {
+    const json = spec("json")
+    expect(isFilled(json, [{ locale: null, channel: null, value: {} }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: [] }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: "\u00a0" }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: { a: null } }], at)).toBe(true)
+    expect(isFilled(json, [{ locale: null, channel: null, value: [null, "", []] }], at)).toBe(false)
+    expect(isFilled(json, [{ locale: null, channel: null, value: [null, 0] }], at)).toBe(true)
+    expect(isFilled(spec("boolean"), [{ locale: null, channel: null, value: false }], at)).toBe(true)
+    expect(isFilled(spec("money"), [{ locale: null, channel: null, value: { amount_cents: 0, currency: "EUR" } }], at)).toBe(true)
+  })
+
+  it("counts a list of blank choices, or rich text of markup alone, as unfilled", () => {
+    const filled = (type: AttributeType, value: unknown) => isFilled(spec(type), [{ locale: null, channel: null, value }], at)
+    expect(filled("multiselect", [""])).toBe(false)
+    expect(filled("multiselect", [" ", "\t"])).toBe(false)
+    expect(filled("multiselect", ["", "red"])).toBe(true)
+    expect(filled("richtext", "<p></p>")).toBe(false)
+    expect(filled("richtext", "<p><br></p>\n<p>&nbsp;</p>")).toBe(false)
+    expect(filled("richtext", "<p>Soft <b>wool</b></p>")).toBe(true)
+    expect(filled("text", "<p></p>")).toBe(true)
+    expect(filled("textarea", "a < b")).toBe(true)
   })
 
   it("looks at the default locale and channel otherwise", () => {
@@ -293,6 +318,30 @@ describe("isFilled", () => {
     expect(isFilled(scoped, [{ locale: "en", channel: null, value: "x" }], at)).toBe(true)
     expect(isFilled(scoped, [{ locale: null, channel: "app", value: "x" }], at)).toBe(false)
     expect(isFilled(scoped, [{ locale: null, channel: null, value: "" }], at)).toBe(false)
+  })
+})
+
+describe("missingRequired", () => {
+  const attribute = (code: string, effectiveRequirement: "required" | "suggested" | "available", more: Partial<AttributeSpec> = {}) => ({
+    ...spec("text", null, more), code, attributeId: code, effectiveRequirement, isVariantAxis: false, position: 0
+  })
+  const family = [
+    attribute("title", "required", { isLocalizable: true, isScopable: true }),
+    attribute("sku", "required"),
+    attribute("note", "suggested"),
+    attribute("blurb", "available")
+  ]
+
+  it("names each unfilled required attribute at its path, and where its value must be", () => {
+    const issues = missingRequired(family, { title: [{ locale: "fr", channel: "web", value: "Titre" }] }, { locale: "en", channel: "web" })
+    expect(issues.map((i) => [i.path, i.code])).toEqual([
+      [["attributes", "title"], "required_attribute_missing"],
+      [["attributes", "sku"], "required_attribute_missing"]
+    ])
+    expect(issues[0]!.message).toBe("required attribute title must be filled at locale en and channel web (or null) to activate the product")
+    expect(issues[1]!.message).toBe("required attribute sku must be filled to activate the product")
+    expect(missingRequired(family, { title: [{ locale: "fr", channel: "web", value: "Titre" }] }, { locale: null, channel: "web" })[0]!.message)
+      .toBe("required attribute sku must be filled to activate the product")
   })
 })
 

@@ -19,7 +19,8 @@ import nameKeys from "./0022_name_keys.js"
 import composedTags from "./0023_composed_tags.js"
 import codePointOrder from "./0024_code_point_order.js"
 import spacingNameKeys from "./0025_spacing_name_keys.js"
-import symbolMarksRichText from "./0026_symbol_marks_rich_text.js"
+import listOrders from "./0026_list_orders.js"
+import symbolMarksRichText from "./0027_symbol_marks_rich_text.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -44,5 +45,6 @@ export const migrations = {
   "23_composed_tags": composedTags,
   "24_code_point_order": codePointOrder,
   "25_spacing_name_keys": spacingNameKeys,
-  "26_symbol_marks_rich_text": symbolMarksRichText
+  "26_list_orders": listOrders,
+  "27_symbol_marks_rich_text": symbolMarksRichText
 }

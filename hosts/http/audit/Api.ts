@@ -13,6 +13,9 @@ const Instant = Schema.String.pipe(
   })
 )
 
+/** A day (UTC) to filter by. */
+const Day = Schema.String.pipe(Schema.filter(isCalendarDate, { message: () => "must be a date (YYYY-MM-DD)" }))
+
 /** The audit log's filters: snake_case, as the specification names them. Unknown keys are refused. */
 export const AuditQuery = Schema.Struct({
   entity_type: Schema.optional(NonEmptyString),
@@ -20,6 +23,7 @@ export const AuditQuery = Schema.Struct({
   action: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z0-9_]+$/, { message: () => "must be an action such as created" }))),
   since: Schema.optional(Instant),
   until: Schema.optional(Instant),
+  date: Schema.optional(Day),
   ...pageParams(200)
 }).annotations(strict)
 
