@@ -1,6 +1,7 @@
 import { categoriesBrandsSuite } from "./contract/categoriesBrands.js"
 import { productFacetsSuite } from "./contract/productFacets.js"
 import { productQueriesSuite } from "./contract/productQueries.js"
+import { productOracleSuite } from "./contract/productOracle.js"
 import { productsSuite } from "./contract/products.js"
 import { describe } from "@effect/vitest"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
@@ -24,6 +25,7 @@ describe.runIf(available)("postgres", () => {
   productsSuite("postgres: products", postgresStorage)
   productQueriesSuite("postgres: product queries", postgresStorage)
   productFacetsSuite("postgres: product facets", postgresStorage)
+  productOracleSuite("postgres: product lists and facets against a model", postgresStorage, 10)
   categoriesBrandsSuite("postgres: categories and brands", postgresStorage)
   productJsonSuite("postgres: product json", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)

@@ -1,6 +1,7 @@
 import { categoriesBrandsSuite } from "./contract/categoriesBrands.js"
 import { productFacetsSuite } from "./contract/productFacets.js"
 import { productQueriesSuite } from "./contract/productQueries.js"
+import { productOracleSuite } from "./contract/productOracle.js"
 import { productsSuite } from "./contract/products.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { contentPagesSuite } from "./contract/contentPages.js"
@@ -22,6 +23,7 @@ outboxSuite("sqlite: outbox", storage)
 productsSuite("sqlite: products", storage)
 productQueriesSuite("sqlite: product queries", storage)
 productFacetsSuite("sqlite: product facets", storage)
+productOracleSuite("sqlite: product lists and facets against a model", storage, 25)
 categoriesBrandsSuite("sqlite: categories and brands", storage)
 productJsonSuite("sqlite: product json", storage)
 contentPagesSuite("sqlite: content pages", storage)
