@@ -25,7 +25,7 @@ describe.runIf(available)("postgres", () => {
   productsSuite("postgres: products", postgresStorage)
   productQueriesSuite("postgres: product queries", postgresStorage)
   productFacetsSuite("postgres: product facets", postgresStorage)
-  productOracleSuite("postgres: product lists and facets against a model", postgresStorage, 10)
+  productOracleSuite("postgres: product lists and facets against a model", postgresStorage, 20)
   categoriesBrandsSuite("postgres: categories and brands", postgresStorage)
   productJsonSuite("postgres: product json", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)

@@ -389,8 +389,9 @@ export const productOracleSuite = <E>(name: string, storage: Layer.Layer<Storage
               statuses: facets.statuses,
               brands: facets.brands,
               categories: facets.categories.map((c) => ({ id: c.id, count: c.count })),
-              tags: facets.tags
-            }).toEqual({ q, ...model })
+              tags: facets.tags,
+              connectors: facets.connectors
+            }).toEqual({ q, ...model, connectors: [] })
           }
         })
         yield* Effect.promise(() => fc.assert(property, { numRuns: RUNS ?? cases, seed: SEED, interruptAfterTimeLimit: 150_000, markInterruptAsFailure: true }))
