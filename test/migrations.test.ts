@@ -2,11 +2,16 @@ import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { DatabaseTooNew, latestKnownMigration } from "../adapters/sql/Migrate.js"
 import { migrations } from "../adapters/sql/migrations/index.js"
 import { migrate } from "../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { JsonColumn } from "../adapters/sql/Columns.js"
-import { postgresAvailable, postgresClient } from "./support/Postgres.js"
+import { freshDatabase, postgresAvailable, postgresClient } from "./support/Postgres.js"
 
 const upTo = (last: number) =>
   Migrator.make({})({ loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([key]) => Number(key.split("_")[0]) <= last))) })
@@ -81,4 +86,62 @@ it.effect("migration 27 drops the marks on symbols kept in tags, and makes again
 describe.runIf(await postgresAvailable())("postgres", () => {
   it.effect("migration 27 drops the marks on symbols kept in tags, and makes again the search text of values holding markup or references (Postgres)", () =>
     migration27.pipe(Effect.provide(postgresClient)), 60_000)
+})
+
+const root = resolve(import.meta.dirname, "..")
+const known = Object.keys(migrations).length
+
+/** A process that migrates `url` as a host or an embedding app starting up does, once told to go. */
+const migratingProcess = (url: string) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "test/support/MigrateOnce.ts", url], { cwd: root, stdio: ["pipe", "pipe", "inherit"] })
+  let output = ""
+  const ready = new Promise<void>((done) =>
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.startsWith("ready\n")) done()
+    })
+  )
+  const result = new Promise<unknown>((done) => child.once("exit", () => done(JSON.parse(output.trim().split("\n").pop() ?? "null"))))
+  return { ready, go: () => child.stdin.write("go\n"), result }
+}
+
+/** Three processes migrate one fresh database at the same moment: one applies every migration, the others wait for it and apply none. */
+const startTogether = async (url: string) => {
+  const processes = [migratingProcess(url), migratingProcess(url), migratingProcess(url)]
+  await Promise.all(processes.map((p) => p.ready))
+  processes.forEach((p) => p.go())
+  const runs = await Promise.all(processes.map((p) => p.result))
+  expect(runs.filter((r) => JSON.stringify(r) === JSON.stringify({ applied: known, seen: known }))).toHaveLength(1)
+  expect(runs.filter((r) => JSON.stringify(r) === JSON.stringify({ applied: 0, seen: known }))).toHaveLength(2)
+}
+
+it("processes that start together on one fresh SQLite file take turns: one migrates, the others wait and find nothing to do", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "catalog-migrate-"))
+  try {
+    await startTogether(`sqlite:${join(dir, "catalog.db")}`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 120_000)
+
+/** A database whose record names a migration newer than any this version knows. */
+const tooNew = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* migrate
+  expect(yield* migrate).toEqual([])
+  yield* sql`insert into effect_sql_migrations (migration_id, name) values (${latestKnownMigration + 1}, 'from_the_future')`.withoutTransform
+  const refused = yield* Effect.flip(migrate)
+  expect(refused).toBeInstanceOf(DatabaseTooNew)
+  expect(refused.message).toBe(
+    `the database was migrated by a newer version of the service (migration ${latestKnownMigration + 1}; this version knows up to ${latestKnownMigration})`
+  )
+})
+
+it.effect("a database migrated by a newer version is refused, not run on (SQLite)", () => tooNew.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres, several processes", () => {
+  it.effect("a database migrated by a newer version is refused, not run on (Postgres)", () => tooNew.pipe(Effect.provide(postgresClient)), 60_000)
+
+  it.effect("processes that start together on one fresh Postgres database take turns: one migrates, the others wait and find nothing to do", () =>
+    Effect.flatMap(freshDatabase, (url) => Effect.promise(() => startTogether(url))).pipe(Effect.scoped), 120_000)
 })

@@ -1,8 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer } from "effect"
 import { OutboxSignalLive } from "../../core/events/OutboxSignal.js"
-import { migrations } from "./migrations/index.js"
+import { migrate } from "./Migrate.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
 import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
@@ -24,8 +23,8 @@ import * as SqlReadiness from "./SqlReadiness.js"
 import * as SqlUnitOfWork from "./SqlUnitOfWork.js"
 import * as SqlUserRepository from "./SqlUserRepository.js"
 
-/** Runs every pending migration; both dialects share one set. */
-export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+/** Runs every pending migration, one process at a time; both dialects share one set. */
+export { migrate }
 
 /** Every storage port, over whichever SqlClient is provided. */
 export const repositories = Layer.mergeAll(

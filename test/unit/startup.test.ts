@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Cause, ConfigProvider, Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { hostConfig } from "../../hosts/http/Config.js"
+import { DatabaseTooNew } from "../../adapters/sql/Migrate.js"
 import { describeStartupFailure } from "../../hosts/http/Startup.js"
 
 const config = Effect.runSync(Effect.either(hostConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).pipe(
@@ -19,6 +20,14 @@ describe("a start that fails on the outside world", () => {
     expect(describeStartupFailure(Cause.die(refused), config)).toEqual(
       Option.some(
         "cannot start: DATABASE_URL: the database refused the migrations (Migration \"1_tenancy\" failed: permission denied to create role)"
+      )
+    )
+  })
+
+  it("names DATABASE_URL when the database was migrated by a newer version", () => {
+    expect(describeStartupFailure(Cause.die(new DatabaseTooNew({ latest: 31, known: 27 })), config)).toEqual(
+      Option.some(
+        "cannot start: DATABASE_URL: the database was migrated by a newer version of the service (migration 31; this version knows up to 27)"
       )
     )
   })

@@ -1,0 +1,67 @@
+import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Schedule, Schema } from "effect"
+import { IntColumn } from "./Columns.js"
+import { migrations } from "./migrations/index.js"
+
+/** The migrator's own record of what ran. */
+const TABLE = "effect_sql_migrations"
+
+/** The newest migration this version knows. */
+export const latestKnownMigration = Math.max(...Object.keys(migrations).map((key) => Number(key.split("_")[0])))
+
+/** The database was migrated by a newer version of the service: this one would run on a schema it does not know. */
+export class DatabaseTooNew extends Schema.TaggedError<DatabaseTooNew>()("DatabaseTooNew", {
+  latest: Schema.Number,
+  known: Schema.Number
+}) {
+  override get message() {
+    return `the database was migrated by a newer version of the service (migration ${this.latest}; this version knows up to ${this.known})`
+  }
+}
+
+const Latest = Schema.Array(Schema.Struct({ latest: Schema.NullOr(IntColumn) }))
+
+/** SQLite kept its write lock with another connection past the busy timeout. */
+const isBusy = (error: unknown) =>
+  error instanceof SqlError && typeof (error.cause as { code?: unknown } | undefined)?.code === "string" &&
+  String((error.cause as { code: string }).code).startsWith("SQLITE_BUSY")
+
+const runPending = Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
+
+/**
+ * Runs every pending migration, one process at a time. Processes that start together on one
+ * database (two hosts, a host and an app embedding the catalog) take turns: the first applies
+ * the migrations in one transaction, the others wait for it and then find nothing to do. The
+ * migrator alone would let them race: on Postgres its check-then-create of its table failed
+ * on the loser's `CREATE TABLE`, and on SQLite a process that could not record its run went
+ * on as if migrated while the other was still at work. A database that a newer version has
+ * migrated is refused: this version does not know its schema.
+ */
+export const migrate = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const isPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const createTable = sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE IF NOT EXISTS ${sql(TABLE)} (migration_id integer primary key, created_at timestamp with time zone not null default now(), name text not null)`,
+    orElse: () =>
+      sql`CREATE TABLE IF NOT EXISTS ${sql(TABLE)} (migration_id integer PRIMARY KEY NOT NULL, created_at datetime NOT NULL DEFAULT current_timestamp, name VARCHAR(255) NOT NULL)`
+  })
+  // SQLite makes the table outside the transaction (it waits for the write lock by itself),
+  // so that the transaction's first statement is a write: it then waits for the lock instead
+  // of reading a snapshot that another process's commit would make stale.
+  if (!isPostgres) yield* createTable
+  const turn = isPostgres
+    ? Effect.zipRight(sql`select pg_advisory_xact_lock(hashtextextended('catalog:migrations', 0))`, createTable)
+    : sql`delete from ${sql(TABLE)} where 1 = 0`
+  const run = sql.withTransaction(Effect.gen(function*() {
+    yield* turn
+    const [row] = yield* sql`select max(migration_id) as latest from ${sql(TABLE)}`.withoutTransform.pipe(Effect.flatMap(Schema.decodeUnknown(Latest)))
+    const latest = row?.latest ?? 0
+    if (latest > latestKnownMigration) return yield* new DatabaseTooNew({ latest, known: latestKnownMigration })
+    return yield* runPending
+  }))
+  // A SQLite migration longer than the busy timeout: wait for it in further turns.
+  return yield* run.pipe(Effect.retry({ while: isBusy, schedule: Schedule.spaced("1 second"), times: 600 }))
+})
