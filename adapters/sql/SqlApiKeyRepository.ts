@@ -23,7 +23,11 @@ export const make = Effect.gen(function*() {
   const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), (r) => Option.fromNullable(r[0]))
 
   return ApiKeyRepository.of({
-    insert: (key) => sql`insert into api_keys ${sql.insert({ ...key })}`.pipe(Effect.asVoid, Effect.orDie),
+    insert: (key) =>
+      sql`insert into api_keys ${sql.insert({ ...key })} on conflict (key_hash) do nothing returning id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
     list: (organizationId) =>
       sql`select * from api_keys where organization_id = ${organizationId} order by created_at desc, id desc`.pipe(
         Effect.orDie,

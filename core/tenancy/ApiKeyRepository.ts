@@ -2,7 +2,8 @@ import { Context, type Effect, type Option } from "effect"
 import type { ApiKeyRecord } from "./ApiKey.js"
 
 export class ApiKeyRepository extends Context.Tag("catalog/ApiKeyRepository")<ApiKeyRepository, {
-  readonly insert: (key: ApiKeyRecord) => Effect.Effect<void>
+  /** Answers false, writing nothing, when a key of that hash exists (another process registered the same key first). */
+  readonly insert: (key: ApiKeyRecord) => Effect.Effect<boolean>
   /** Keys of one organization, newest first, revoked ones included. */
   readonly list: (organizationId: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<ApiKeyRecord>>

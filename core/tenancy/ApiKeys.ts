@@ -50,8 +50,8 @@ export const makeApiKeys = Effect.gen(function*() {
         expiresAt,
         revokedAt: null
       }
-      yield* repo.insert(record)
-      return record
+      const inserted = yield* repo.insert(record)
+      return { ...record, inserted }
     })
 
   const list = Effect.gen(function*() {
@@ -117,6 +117,8 @@ export const makeApiKeys = Effect.gen(function*() {
       organizationId,
       Effect.gen(function*() {
         const record = yield* insertKey(organizationId, plaintext, name, null)
+        // Another process starting at the same time registered the same bootstrap key first.
+        if (!record.inserted) return
         const event = yield* makeEvent(organizationId, { type: "system", id: SYSTEM_ACTOR_ID }, {
           name: "api_key.created",
           entityType: "api_key",

@@ -152,6 +152,7 @@ export const makeOrganizations = Effect.gen(function*() {
       if (Option.isSome(renamed)) return renamed.value
       const id = yield* crypto.uuid
       // The organization and its event commit together, as every other write and its event do.
+      // Another process starting at the same time may make it first: then serve that one.
       return yield* uow.tenant(
         id,
         Effect.gen(function*() {
@@ -161,6 +162,9 @@ export const makeOrganizations = Effect.gen(function*() {
           yield* record(id, { type: "system", id: SYSTEM_ACTOR_ID }, "organization.created", { slug })
           return organization
         })
+      ).pipe(
+        Effect.catchTag("Conflict", (conflict) =>
+          uow.system(repo.findBySlug(slug)).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(conflict), onSome: Effect.succeed }))))
       )
     })
 

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { Effect, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { freshDatabase, postgresAvailable } from "../support/Postgres.js"
 import { freePort } from "../support/Ports.js"
 
 const root = resolve(import.meta.dirname, "../..")
@@ -99,5 +101,63 @@ describe("the bootstrap API key made at the first start", () => {
   it("is printed even when LOG_LEVEL hides warnings, as it is shown only once", async () => {
     const output = await printedUntilServing(await freePort(), { CATALOG_TENANCY: "single", LOG_LEVEL: "fatal" })
     expect(output).toMatch(/it is shown only now: pim_[A-Za-z0-9_-]{43}/)
+  }, 120_000)
+})
+
+/** Starts the host on `port` and answers once it serves (or has exited), with a way to stop it and what it printed. */
+const serving = (port: number, env: Record<string, string>) => {
+  const { CATALOG_BOOTSTRAP_API_KEY: _, ...inherited } = process.env
+  const child = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+    cwd: root,
+    env: { ...inherited, HOST: "127.0.0.1", PORT: String(port), CATALOG_DATA_DIR: dir, LOG_LEVEL: "error", CATALOG_TENANCY: "single", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()))
+  child.stderr.on("data", (c: Buffer) => (output += c.toString()))
+  const exited = new Promise<void>((done) => child.once("exit", () => done()))
+  const deadline = Date.now() + 100_000
+  const up = new Promise<boolean>((done) => {
+    const poll = (): void => {
+      if (child.exitCode !== null) return done(false)
+      fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false).then((ok) => {
+        if (ok || Date.now() > deadline) done(ok)
+        else setTimeout(poll, 100)
+      })
+    }
+    poll()
+  })
+  return { up, output: () => output, stop: () => (child.kill("SIGKILL"), exited) }
+}
+
+const Audit = Schema.Struct({ data: Schema.Array(Schema.Struct({ name: Schema.String })) })
+
+/** Two hosts start at once on one new database with one bootstrap key: both serve, with one organization and one key. */
+const startTogether = async (databaseUrl: string) => {
+  const key = `pim_${"k".repeat(43)}`
+  const ports = [await freePort(), await freePort()]
+  const hosts = ports.map((port) => serving(port, { DATABASE_URL: databaseUrl, CATALOG_BOOTSTRAP_API_KEY: key }))
+  try {
+    const up = await Promise.all(hosts.map((h) => h.up))
+    expect({ up, output: hosts.map((h) => h.output()) }).toEqual({ up: [true, true], output: ["", ""] })
+    const get = (port: number, path: string) =>
+      fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, json: await r.json() as unknown }))
+    const me = await Promise.all(ports.map((port) => get(port, "/v1/me")))
+    expect(me.map((r) => r.status)).toEqual([200, 200])
+    expect(JSON.stringify(me[0]!.json)).toBe(JSON.stringify(me[1]!.json))
+    const audit = Schema.decodeUnknownSync(Audit)((await get(ports[0]!, "/v1/audit-log?limit=100")).json)
+    expect(audit.data.map((e) => e.name).sort()).toEqual(["api_key.created", "organization.created"])
+  } finally {
+    await Promise.all(hosts.map((h) => h.stop()))
+  }
+}
+
+const withPostgres = await postgresAvailable()
+
+describe("hosts that start at the same time on one new database", () => {
+  it("agree on the bootstrap organization and key (SQLite file)", () => startTogether(`sqlite:${join(dir, "together.db")}`), 120_000)
+
+  it.runIf(withPostgres)("agree on the bootstrap organization and key (Postgres)", async () => {
+    await Effect.runPromise(Effect.scoped(Effect.flatMap(freshDatabase, (url) => Effect.promise(() => startTogether(url)))))
   }, 120_000)
 })
