@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { canonicalTag } from "../../../core/catalog/Tags.js"
 import { JsonColumn, toJson } from "../Columns.js"
-import { refreshProductIndex } from "../ProductIndexRefresh.js"
+import { refreshSearchText } from "../ProductIndexRefresh.js"
 
 const TagRows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)) }))
 const Ids = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String }))
@@ -38,6 +38,10 @@ export default Effect.gen(function*() {
     Effect.flatMap(Schema.decodeUnknown(Ids))
   )
   const byOrganization = new Map<string, Array<string>>()
-  for (const row of marked) byOrganization.set(row.organizationId, [...(byOrganization.get(row.organizationId) ?? []), row.id])
-  for (const [organizationId, ids] of byOrganization) yield* refreshProductIndex(sql, organizationId, ids)
+  for (const row of marked) {
+    const ids = byOrganization.get(row.organizationId)
+    if (ids === undefined) byOrganization.set(row.organizationId, [row.id])
+    else ids.push(row.id)
+  }
+  for (const [organizationId, ids] of byOrganization) yield* refreshSearchText(sql, organizationId, ids)
 })
