@@ -145,3 +145,28 @@ describe.runIf(await postgresAvailable())("postgres, several processes", () => {
   it.effect("processes that start together on one fresh Postgres database take turns: one migrates, the others wait and find nothing to do", () =>
     Effect.flatMap(freshDatabase, (url) => Effect.promise(() => startTogether(url))).pipe(Effect.scoped), 120_000)
 })
+
+it.effect("migration 27 on many products makes SQLite's trigram index again in one pass, and keeps it current afterwards", () =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* upTo(26)
+    const at = "2026-01-01T00:00:00.000Z"
+    const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+    yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${id(1)}, 'Org', 'org', ${at}, ${at})`
+    yield* sql`insert into attributes (id, organization_id, code, entity_kind, label, type, is_localizable, is_scopable, requirement, is_variant_axis, position, created_at, updated_at)
+      values (${id(2)}, ${id(1)}, 'body', 'product', '{}', 'richtext', 0, 0, 'available', 0, 0, ${at}, ${at})`
+    yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${id(3)}, ${id(1)}, 'fam', 'product', '{}', ${at}, ${at})`
+    yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values (${id(1)}, ${id(3)}, ${id(2)}, 0, ${at}, ${at})`
+    const body = JSON.stringify({ body: [{ locale: null, channel: null, value: "<p>caf&#233;</p>" }] })
+    const count = 1500
+    for (let i = 0; i < count; i++) {
+      yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
+        values (${id(100 + i)}, ${id(1)}, ${id(3)}, ${`Mug ${i}`}, ${`mug-${i}`}, 'draft', ${body}, '[]', ${` mug ${i} mug ${i} p caf 233 p `}, ${at}, ${at})`
+    }
+    yield* migrate
+    const matches = (q: string) =>
+      sql`select count(*) as n from products_fts where products_fts match ${q}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Number })))), Effect.map(([r]) => r?.n))
+    expect([yield* matches(`"cafe"`), yield* matches(`"caf 233"`)]).toEqual([count, 0])
+    yield* sql`update products set search_text = ' teapot ' where id = ${id(100)}`
+    expect([yield* matches(`"teapot"`), yield* matches(`"cafe"`)]).toEqual([1, count - 1])
+  }).pipe(Effect.provide(SqliteStorage.client(":memory:"))), 60_000)
