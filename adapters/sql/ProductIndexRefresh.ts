@@ -21,6 +21,20 @@ const SpecRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
 })))
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 
+/** These products as stored, with the attributes their families declare now, by family. */
+const readChunk = (sql: SqlClient.SqlClient, organizationId: string, chunk: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const rows = yield* sql`select id, family_id, name, slug, attributes, search_text from products
+      where organization_id = ${organizationId} and ${sql.in("id", chunk)}`.pipe(Effect.flatMap(ProductRows))
+    const familyIds = [...new Set(rows.map((r) => r.familyId))]
+    const specs = familyIds.length === 0 ? [] : yield* sql`select fa.family_id, fa.attribute_id, a.code, a.type
+      from family_attributes fa join attributes a on a.id = fa.attribute_id
+      where ${sql.in("fa.family_id", familyIds)} order by fa.position, a.code`.pipe(Effect.flatMap(SpecRows))
+    const byFamily = new Map<string, typeof specs>()
+    for (const spec of specs) byFamily.set(spec.familyId, [...(byFamily.get(spec.familyId) ?? []), spec])
+    return { rows, specsOf: (familyId: string) => byFamily.get(familyId) ?? [] }
+  })
+
 /**
  * Makes the stored search text and sort numbers of these products match the values they hold
  * now and the attributes their family declares now, after a change made outside the product
@@ -29,14 +43,9 @@ const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.Stri
 export const refreshProductIndex = (sql: SqlClient.SqlClient, organizationId: string, ids: ReadonlyArray<string>) =>
   Effect.forEach(chunksOf(ids, 500), (chunk) =>
     Effect.gen(function*() {
-      const rows = yield* sql`select id, family_id, name, slug, attributes, search_text from products
-        where organization_id = ${organizationId} and ${sql.in("id", chunk)}`.pipe(Effect.flatMap(ProductRows))
-      const familyIds = [...new Set(rows.map((r) => r.familyId))]
-      const specs = familyIds.length === 0 ? [] : yield* sql`select fa.family_id, fa.attribute_id, a.code, a.type
-        from family_attributes fa join attributes a on a.id = fa.attribute_id
-        where ${sql.in("fa.family_id", familyIds)} order by fa.position, a.code`.pipe(Effect.flatMap(SpecRows))
+      const { rows, specsOf } = yield* readChunk(sql, organizationId, chunk)
       for (const row of rows) {
-        const index = productIndex(row.name, row.slug, row.attributes, specs.filter((s) => s.familyId === row.familyId))
+        const index = productIndex(row.name, row.slug, row.attributes, specsOf(row.familyId))
         if (index.searchText !== row.searchText) yield* sql`update products set search_text = ${index.searchText} where id = ${row.id}`
         yield* syncProductNumbers(
           sql,
@@ -55,16 +64,9 @@ export const refreshProductIndex = (sql: SqlClient.SqlClient, organizationId: st
 export const refreshSearchText = (sql: SqlClient.SqlClient, organizationId: string, ids: ReadonlyArray<string>) =>
   Effect.forEach(chunksOf(ids, 500), (chunk) =>
     Effect.gen(function*() {
-      const rows = yield* sql`select id, family_id, name, slug, attributes, search_text from products
-        where organization_id = ${organizationId} and ${sql.in("id", chunk)}`.pipe(Effect.flatMap(ProductRows))
-      const familyIds = [...new Set(rows.map((r) => r.familyId))]
-      const specs = familyIds.length === 0 ? [] : yield* sql`select fa.family_id, fa.attribute_id, a.code, a.type
-        from family_attributes fa join attributes a on a.id = fa.attribute_id
-        where ${sql.in("fa.family_id", familyIds)} order by fa.position, a.code`.pipe(Effect.flatMap(SpecRows))
-      const byFamily = new Map<string, typeof specs>()
-      for (const spec of specs) byFamily.set(spec.familyId, [...(byFamily.get(spec.familyId) ?? []), spec])
+      const { rows, specsOf } = yield* readChunk(sql, organizationId, chunk)
       const changed = rows.flatMap((row) => {
-        const text = productSearchText(row.name, row.slug, row.attributes, byFamily.get(row.familyId) ?? [])
+        const text = productSearchText(row.name, row.slug, row.attributes, specsOf(row.familyId))
         return text === row.searchText ? [] : [{ id: row.id, text }]
       })
       if (changed.length === 0) return
