@@ -37,6 +37,25 @@ it.effect("migration 25 keys brand and category names ignoring spacing; a later 
     expect((yield* read("categories")).map((c) => c.nameKey)).toEqual(["winter boots"])
   }).pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
+it.effect("migration 28 keys brand and category names folded as upper-case spells them; a later brand of the same key keeps one unique by its id", () =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* upTo(27)
+    const at = (n: number) => `2026-01-0${n}T00:00:00.000Z`
+    yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values ('o1', 'Org', 'org', ${at(1)}, ${at(1)})`
+    const brands: ReadonlyArray<readonly [string, string, string]> = [["b1", "Straße", "straße"], ["b2", "STRASSE", "strasse"], ["b3", "ΟΔΟΣ'Α", "οδοσ'α"], ["b4", "οδος'α", "οδος'α"]]
+    for (const [i, [id, name, key]] of brands.entries()) {
+      yield* sql`insert into brands (id, organization_id, name, name_key, slug, attributes, created_at, updated_at)
+        values (${id}, 'o1', ${name}, ${key}, ${id}, '{}', ${at(i + 1)}, ${at(i + 1)})`
+    }
+    yield* sql`insert into categories (id, organization_id, name, name_key, slug, position, attributes, created_at, updated_at)
+      values ('c1', 'o1', 'Große Größen', 'große größen', 'c1', 0, '{}', ${at(1)}, ${at(1)})`
+    yield* migrate
+    const read = (table: string) => sql`select name, name_key from ${sql(table)} order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Keys)))
+    expect((yield* read("brands")).map((b) => b.nameKey)).toEqual(["strasse", "strasse b2", "οδοσ'α", "οδοσ'α b4"])
+    expect((yield* read("categories")).map((c) => c.nameKey)).toEqual(["grosse grössen"])
+  }).pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
 const Stored = Schema.Array(Schema.Struct({ id: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)), searchText: Schema.String }))
 const TagLinks = Schema.Array(Schema.Struct({ productId: Schema.String, tag: Schema.String }))
 

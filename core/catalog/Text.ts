@@ -44,7 +44,11 @@ export const searchText = (parts: ReadonlyArray<string>): string => {
 
 /**
  * What a name is compared by when case and spacing do not count: composed (NFC), trimmed, each
- * run of white space one space, lower-cased in every script. `Acme`, ` ACME` and `acme ` are
- * one brand.
+ * run of white space one space, and folded in every script. `Acme`, ` ACME` and `acme ` are
+ * one brand. Folding lower-cases what upper-casing made of the lower-case spelling, so two
+ * names written the same in capitals are one: `Straße`, `STRASSE` and `STRAẞE` (`strasse`);
+ * the Greek final sigma is a sigma, which lower-casing writes by its neighbours (`ΟΔΟΣ'Α` is
+ * `οδοσ'α`, `οδος'α` too). Composed again, as upper-casing may decompose (`ΐ`).
  */
-export const caseKey = (name: string): string => name.normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase()
+export const caseKey = (name: string): string =>
+  name.normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase().toUpperCase().toLowerCase().replace(/ς/g, "σ").normalize("NFC")

@@ -145,6 +145,30 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(result.brandsFound).toEqual([["Émile"], ["Émile"], [], []])
       }))
 
+    it.effect("takes names that differ only by a letter's upper-case spelling for one name: Straße and STRASSE, ΟΔΟΣ'Α and οδος'α", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const brands = yield* Brands
+          const products = yield* Products
+          const categories = yield* Categories
+          const { family } = yield* schemaFixture
+          const strasse = yield* brands.create({ name: "Straße" })
+          yield* brands.create({ name: "ΟΔΟΣ'Α" })
+          yield* products.create({ familyId: family.id, name: "Sign", brandId: strasse.id })
+          yield* categories.create({ name: "Große Größen" })
+          return {
+            clashes: yield* Effect.forEach(["STRASSE", "STRAẞE", "strasse", "οδος'α", "Οδοσ'α"], (name) =>
+              failureOf(brands.create({ name, slug: `other-${name.length}-${name.charCodeAt(1)}` }))),
+            byName: yield* Effect.forEach(["STRASSE", "strasse", "STRAẞE"], (brand) => Effect.map(products.list({ brand, withTotal: true }), (l) => l.total)),
+            brandsFound: (yield* brands.list({ q: "TRASS" })).map((b) => b.name),
+            categoriesFound: (yield* categories.list({ q: "GROSSE GRÖSSEN" })).map((c) => c.name)
+          }
+        }))
+        for (const clash of result.clashes) expect(clash).toContain("is taken")
+        expect(result.byName).toEqual([1, 1, 1])
+        expect(result.brandsFound).toEqual(["Straße"])
+        expect(result.categoriesFound).toEqual(["Große Größen"])
+      }))
     it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

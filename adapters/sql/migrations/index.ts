@@ -21,6 +21,7 @@ import codePointOrder from "./0024_code_point_order.js"
 import spacingNameKeys from "./0025_spacing_name_keys.js"
 import listOrders from "./0026_list_orders.js"
 import symbolMarksRichText from "./0027_symbol_marks_rich_text.js"
+import foldedNameKeys from "./0028_folded_name_keys.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -46,5 +47,6 @@ export const migrations = {
   "24_code_point_order": codePointOrder,
   "25_spacing_name_keys": spacingNameKeys,
   "26_list_orders": listOrders,
-  "27_symbol_marks_rich_text": symbolMarksRichText
+  "27_symbol_marks_rich_text": symbolMarksRichText,
+  "28_folded_name_keys": foldedNameKeys
 }
