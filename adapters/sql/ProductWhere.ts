@@ -49,6 +49,17 @@ const productIdIn = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>): Frag
   })
 
 /**
+ * `column` is one of the category filter's ids, the category alone or its whole subtree. SQLite
+ * takes more than a few as one JSON array: a statement holds at most 32,766 parameters there.
+ */
+export const categoryIn = (sql: SqlClient.SqlClient, column: string, ids: ReadonlyArray<string>): Fragment =>
+  sql.onDialectOrElse({
+    pg: () => sql.in(column, ids),
+    orElse: () =>
+      ids.length <= IDS_AS_PARAMETERS ? sql.in(column, ids) : sql`${sql(column)} in (select value from json_each(${JSON.stringify(ids)}))`
+  })
+
+/**
  * The conditions of a product query over `products p`, every filter but those of the
  * `omitted` facet dimensions (a dimension is counted without its own filter). `subtree` is the category filter's ids when
  * it covers descendants. A `dense` link-table filter is probed per product (see DenseFilters).
@@ -66,7 +77,7 @@ export const productConditions = (
   if (filter.search !== undefined) c.push(searchOf(sql, filter.search).where)
   if (filter.slug !== undefined) c.push(sql`p.slug = ${filter.slug}`)
   if (filter.categoryId !== undefined && !omit("categories")) {
-    const ids = sql.in("pc.category_id", subtree ?? [filter.categoryId])
+    const ids = categoryIn(sql, "pc.category_id", subtree ?? [filter.categoryId])
     // Probing one product's links, SQLite would otherwise seek (category, product) once per
     // category of the subtree; `+` leaves it one seek by product and a check of its few links.
     const linkedTo = sql.onDialectOrElse({ sqlite: () => sql`+${ids}`, orElse: () => ids })
@@ -127,6 +138,6 @@ export const linkConditions = (
     filter.updatedSince !== undefined || filter.numeric !== undefined || (filter.tags !== undefined && !omit("tags"))
   if (beyondLinks) return undefined
   const c: Array<Fragment> = [sql`pc.organization_id = ${organizationId}`, ...ownColumnConditions(sql, organizationId, filter, "pc", omit)]
-  if (filter.categoryId !== undefined && !omit("categories")) c.push(sql.in("pc.category_id", subtree ?? [filter.categoryId]))
+  if (filter.categoryId !== undefined && !omit("categories")) c.push(categoryIn(sql, "pc.category_id", subtree ?? [filter.categoryId]))
   return c
 }

@@ -155,15 +155,19 @@ export const make = Effect.gen(function*() {
   const selectRecords = (statement: Effect.Effect<ReadonlyArray<unknown>, unknown>): Effect.Effect<ReadonlyArray<ProductRecord>> =>
     statement.pipe(Effect.flatMap(decodeRecords), Effect.orDie)
 
-  /** The category and its descendants, for `includeDescendants`. */
+  /**
+   * The category and its descendants, for `includeDescendants`. Each step seeks the children
+   * of one category: `cross join` keeps SQLite from scanning the organization's categories for
+   * every category it reaches instead, which a tree of tens of thousands never finished.
+   */
   const subtreeOf = (organizationId: string, filter: ProductFilter) =>
     filter.categoryId === undefined || !filter.includeDescendants
       ? Effect.succeed(undefined)
       : sql`with recursive tree(id, depth) as (
               select id, 0 from categories where organization_id = ${organizationId} and id = ${filter.categoryId}
               union all
-              select c.id, tree.depth + 1 from categories c join tree on c.parent_id = tree.id
-              where c.organization_id = ${organizationId} and tree.depth < (${categoryTreeSize(sql, organizationId)})
+              select c.id, tree.depth + 1 from tree cross join categories c
+              where c.parent_id = tree.id and c.organization_id = ${organizationId} and tree.depth < (${categoryTreeSize(sql, organizationId)})
             )
             select id from tree`.pipe(Effect.flatMap(IdRows), Effect.map((rows) => rows.map((r) => r.id)), Effect.orDie)
 

@@ -6,6 +6,8 @@ import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
 import { Products } from "../../core/products/Products.js"
 import { Families } from "../../core/schema/Families.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver } from "../support/Catalog.js"
 import { inTenant, schemaFixture, val } from "../support/CatalogFixtures.js"
 
@@ -273,4 +275,56 @@ export const productFacetsSuite = <E>(name: string, storage: Layer.Layer<Storage
           expect(f.brands).toEqual([{ id: result.acme, name: "Acme", count: 1 }, { id: result.other, name: "Other", count: 1 }])
         }
       }))
+    it.effect("lists and counts a category's products over a subtree of more categories than a statement takes parameters", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const categories = yield* Categories
+          const sql = yield* SqlClient.SqlClient
+          const uow = yield* UnitOfWork
+          const { organizationId } = yield* CurrentTenant
+          const root = yield* categories.create({ name: "Everything" })
+          // A chain ten deep under the root, then 33,000 leaves under its first link, written in bulk.
+          let parent = root.id
+          const chain: Array<string> = []
+          for (let depth = 0; depth < 10; depth++) {
+            parent = (yield* categories.create({ name: `Level ${depth}`, parentId: parent })).id
+            chain.push(parent)
+          }
+          const now = new Date().toISOString()
+          const leaves = Array.from({ length: 33_000 }, (_, i) => ({
+            id: crypto.randomUUID(),
+            organizationId,
+            parentId: chain[0]!,
+            name: `Leaf ${i}`,
+            nameKey: `leaf ${i}`,
+            slug: `leaf-${i}`,
+            position: i,
+            attributes: "{}",
+            createdAt: now,
+            updatedAt: now
+          }))
+          for (let i = 0; i < leaves.length; i += 2000) {
+            yield* uow.tenant(organizationId, sql`insert into categories ${sql.insert(leaves.slice(i, i + 2000))}`).pipe(Effect.orDie)
+          }
+          const outside = yield* categories.create({ name: "Elsewhere" })
+          const deep = yield* products.create({ familyId: family.id, name: "deep", categoryIds: [chain[9]!] })
+          const leaf = yield* products.create({ familyId: family.id, name: "leaf", categoryIds: [leaves[32_999]!.id] })
+          yield* products.create({ familyId: family.id, name: "away", categoryIds: [outside.id] })
+          const filter = { categoryId: root.id, includeDescendants: true }
+          return {
+            root: root.id,
+            expected: [deep.id, leaf.id].sort(),
+            listed: yield* products.list({ ...filter, withTotal: true }),
+            facets: yield* products.facets(filter),
+            chained: yield* products.facets({ ...filter, status: "draft" })
+          }
+        }))
+        expect(result.listed.data.map((p) => p.id).sort()).toEqual(result.expected)
+        expect(result.listed.total).toBe(2)
+        expect(result.facets.total).toBe(2)
+        expect(result.facets.categories.find((c) => c.id === result.root)?.count).toBe(2)
+        expect(result.chained.total).toBe(2)
+      }), 60_000)
   })
