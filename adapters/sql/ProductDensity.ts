@@ -3,7 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import type { ProductFilter } from "../../core/products/ProductFilter.js"
 import { IntColumn } from "./Columns.js"
-import { categoryIn } from "./ProductWhere.js"
+import { idIn } from "./IdLists.js"
 
 /**
  * Which link-table filters of a page query match many products. A sparse filter is best
@@ -45,7 +45,7 @@ export const denseFilters = (
       const capped = (inner: Fragment) => sql`(select count(*) from (${inner} limit ${DENSE}))`
       if (filter.categoryId !== undefined) {
         probes.push(["categories", capped(sql`select 1 from product_categories
-          where organization_id = ${organizationId} and ${categoryIn(sql, "category_id", subtree ?? [filter.categoryId])}`)])
+          where organization_id = ${organizationId} and ${idIn(sql, "category_id", subtree ?? [filter.categoryId])}`)])
       }
       for (const [i, tag] of (filter.tags ?? []).entries()) {
         probes.push([`tag${i}`, capped(sql`select 1 from product_tags where organization_id = ${organizationId} and tag = ${tag}`)])

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import { caseKey } from "../../core/catalog/Text.js"
 import type { FacetDimension, ProductFilter } from "../../core/products/ProductFilter.js"
+import { idIn } from "./IdLists.js"
 import { type DenseFilters, SPARSE } from "./ProductDensity.js"
 import { searchOf } from "./ProductSearch.js"
 
@@ -34,31 +35,6 @@ const ownColumnConditions = (
   return c
 }
 
-/** Past this many ids, SQLite takes them as one JSON array: a statement takes at most 32,766 parameters. */
-const IDS_AS_PARAMETERS = 500
-
-/**
- * `p.id` is one of `ids`, however many (a search's matches, for facets): Postgres takes them as
- * one array; SQLite as parameters while they are few, else as one JSON array.
- */
-const productIdIn = (sql: SqlClient.SqlClient, ids: ReadonlyArray<string>): Fragment =>
-  sql.onDialectOrElse({
-    pg: () => sql`p.id = any(${ids}::uuid[])`,
-    orElse: () =>
-      ids.length <= IDS_AS_PARAMETERS ? sql.in("p.id", ids) : sql`p.id in (select value from json_each(${JSON.stringify(ids)}))`
-  })
-
-/**
- * `column` is one of the category filter's ids, the category alone or its whole subtree. SQLite
- * takes more than a few as one JSON array: a statement holds at most 32,766 parameters there.
- */
-export const categoryIn = (sql: SqlClient.SqlClient, column: string, ids: ReadonlyArray<string>): Fragment =>
-  sql.onDialectOrElse({
-    pg: () => sql.in(column, ids),
-    orElse: () =>
-      ids.length <= IDS_AS_PARAMETERS ? sql.in(column, ids) : sql`${sql(column)} in (select value from json_each(${JSON.stringify(ids)}))`
-  })
-
 /**
  * The conditions of a product query over `products p`, every filter but those of the
  * `omitted` facet dimensions (a dimension is counted without its own filter). `subtree` is the category filter's ids when
@@ -77,7 +53,7 @@ export const productConditions = (
   if (filter.search !== undefined) c.push(searchOf(sql, filter.search).where)
   if (filter.slug !== undefined) c.push(sql`p.slug = ${filter.slug}`)
   if (filter.categoryId !== undefined && !omit("categories")) {
-    const ids = categoryIn(sql, "pc.category_id", subtree ?? [filter.categoryId])
+    const ids = idIn(sql, "pc.category_id", subtree ?? [filter.categoryId])
     // Probing one product's links, SQLite would otherwise seek (category, product) once per
     // category of the subtree; `+` leaves it one seek by product and a check of its few links.
     const linkedTo = sql.onDialectOrElse({ sqlite: () => sql`+${ids}`, orElse: () => ids })
@@ -87,7 +63,7 @@ export const productConditions = (
         : sql`p.id in (select pc.product_id from product_categories pc where ${ids})`
     )
   }
-  if (filter.ids !== undefined) c.push(filter.ids.length === 0 ? sql`1 = 0` : productIdIn(sql, filter.ids))
+  if (filter.ids !== undefined) c.push(filter.ids.length === 0 ? sql`1 = 0` : idIn(sql, "p.id", filter.ids))
   if (filter.tags !== undefined && !omit("tags")) {
     for (const tag of filter.tags) {
       c.push(
@@ -138,6 +114,6 @@ export const linkConditions = (
     filter.updatedSince !== undefined || filter.numeric !== undefined || (filter.tags !== undefined && !omit("tags"))
   if (beyondLinks) return undefined
   const c: Array<Fragment> = [sql`pc.organization_id = ${organizationId}`, ...ownColumnConditions(sql, organizationId, filter, "pc", omit)]
-  if (filter.categoryId !== undefined && !omit("categories")) c.push(categoryIn(sql, "pc.category_id", subtree ?? [filter.categoryId]))
+  if (filter.categoryId !== undefined && !omit("categories")) c.push(idIn(sql, "pc.category_id", subtree ?? [filter.categoryId]))
   return c
 }
