@@ -7,7 +7,7 @@ import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { envelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
-import { routeMiddlewares, type RouteKind, routeKind } from "./KnownRoutes.js"
+import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
 import { ContentPagesAuth } from "./content/Auth.js"
 import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
@@ -28,8 +28,7 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
 
 const malformedJson = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON"))
 const emptyJson = json(400, envelope("FST_ERR_CTP_EMPTY_JSON_BODY", "the body cannot be empty when content-type is application/json"))
-const routed = routeKind(CatalogApi)
-const middlewaresOf = routeMiddlewares(CatalogApi)
+const routed = knownRoute(CatalogApi)
 const isJsonType = (type: string) => /^application\/json\s*(;|$)/.test(type)
 /** Whether the request writes with a JSON body: a DELETE may come with an empty one. */
 const readsJsonBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKind) =>
@@ -169,9 +168,9 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
     [CallerAuth.key, (yield* CallerAuth) as Guard],
     [ContentPagesAuth.key, (yield* ContentPagesAuth) as Guard]
   ])
-  const guarded = Effect.flatMap(middlewaresOf, (tags) => Effect.forEach(tags, (tag) => guards.get(tag.key) ?? Effect.void, { discard: true }))
   /** The refusal, once the route's middleware has passed the request; its failure otherwise. */
-  const refuse = (refusal: HttpServerResponse.HttpServerResponse) => Effect.as(guarded, refusal)
+  const refuse = (route: KnownRoute, refusal: HttpServerResponse.HttpServerResponse) =>
+    Effect.as(Effect.forEach(route.middlewares, (tag) => guards.get(tag.key) ?? Effect.void, { discard: true }), refusal)
   return (app: HttpApp.Default) =>
     HttpServerRequest.HttpServerRequest.pipe(
       Effect.flatMap((request) =>
@@ -180,9 +179,9 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
         request.method === "GET" && !hasBody(request) && !request.url.includes("?")
           ? app
           : Effect.flatMap(routed, (route) =>
-            route === "unknown"
+            route.kind === "unknown"
               ? app
-              : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: refuse })))
+              : Effect.flatMap(checkRequest(request, route.kind), Option.match({ onNone: () => app, onSome: (refusal) => refuse(route, refusal) })))
       ),
       // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
       Effect.catchAllCause((cause) => {
