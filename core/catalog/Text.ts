@@ -21,7 +21,8 @@ const LATIN_LETTERS: Readonly<Record<string, string>> = {
 }
 
 /** Folded text with the Latin letters of their own spelled in `[a-z]`. */
-const spellLatin = (folded: string): string => folded.replace(/[ßøæœłđðþıħŧ]/g, (c) => LATIN_LETTERS[c] ?? c)
+const LATIN_LETTER = new RegExp(`[${Object.keys(LATIN_LETTERS).join("")}]`, "g")
+const spellLatin = (folded: string): string => folded.replace(LATIN_LETTER, (c) => LATIN_LETTERS[c] ?? c)
 
 /**
  * A slug made from a name: folded, the Latin letters of their own spelled in `[a-z]` (`Straße`
