@@ -189,3 +189,38 @@ it.effect("migration 27 on many products makes SQLite's trigram index again in o
     yield* sql`update products set search_text = ' teapot ' where id = ${id(100)}`
     expect([yield* matches(`"teapot"`), yield* matches(`"cafe"`)]).toEqual([1, count - 1])
   }).pipe(Effect.provide(SqliteStorage.client(":memory:"))), 60_000)
+
+const NameTexts = Schema.Array(Schema.Struct({ id: Schema.String, nameText: Schema.String }))
+
+const migration32 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(28)
+  const at = "2026-01-01T00:00:00.000Z"
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${id(1)}, 'Org', 'org', ${at}, ${at})`
+  yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${id(2)}, ${id(1)}, 'fam', 'product', '{}', ${at}, ${at})`
+  const products = [[id(3), "Straße Lamp", " strasse lamp strasse lamp "], [id(4), "Desk", " desk desk a lamp "]] as const
+  for (const [productId, name, searchText] of products) {
+    yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
+      values (${productId}, ${id(1)}, ${id(2)}, ${name}, ${productId}, 'draft', '{}', '[]', ${searchText}, ${at}, ${at})`
+  }
+  yield* migrate
+  const stored = yield* sql`select id, name_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(NameTexts)))
+  expect(stored).toEqual([{ id: id(3), nameText: " strasse lamp " }, { id: id(4), nameText: " desk " }])
+  // What the name tier reads: SQLite's trigram index has the name as a column of its own.
+  const named = sql.onDialectOrElse({
+    pg: () => sql`select id from products where name_text like '%lamp%'`,
+    orElse: () => sql`select p.id from products_fts f join products p on p.seq = f.rowid where products_fts match 'name_text : ("lamp")'`
+  })
+  expect(yield* Effect.map(named, (rows) => rows.map((r) => r.id))).toEqual([id(3)])
+  yield* sql`update products set name_text = ' desk lamp ' where id = ${id(4)}`
+  expect((yield* Effect.map(named, (rows) => rows.map((r) => r.id))).sort()).toEqual([id(3), id(4)])
+})
+
+it.effect("migration 32 folds every product's name into the text relevance ranks first (SQLite)", () =>
+  migration32.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 32 folds every product's name into the text relevance ranks first (Postgres)", () =>
+    migration32.pipe(Effect.provide(postgresClient)), 60_000)
+})

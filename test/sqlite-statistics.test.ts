@@ -4,9 +4,14 @@ import { Effect, Layer, Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Migrator from "@effect/sql/Migrator"
+import { migrations } from "../adapters/sql/migrations/index.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { eventually } from "./support/Eventually.js"
+
+const upTo = (last: number) =>
+  Migrator.make({})({ loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([key]) => Number(key.split("_")[0]) <= last))) })
 
 const Counts = Schema.Array(Schema.Struct({ n: Schema.Number }))
 
@@ -35,18 +40,15 @@ describe("sqlite: planner statistics", () => {
       const file = join(dir, "catalog.db")
       const open = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
         Effect.scoped(Effect.flatMap(Layer.build(SqliteStorage.layer(file)), (storage) => Effect.flatMap(Effect.provide(SqlClient.SqlClient, storage), f)))
-      // A file analyzed before the indexes of migration 26 existed, as one upgraded to it (the
-      // migrator runs only the ids above the last one recorded, so the later ones go too).
-      yield* open((sql) =>
-        Effect.gen(function*() {
-          yield* sql`with recursive g(i) as (select 1 union all select i + 1 from g where i < 2000)
-            insert into events (id, organization_id, name, entity_type, entity_id, actor_type, actor_id, payload, created_at)
-            select 'e' || i, 'org', 'product.created', 'product', i, 'system', 'bulk', '{}', '2026-01-01' from g`
-          yield* sql.unsafe("ANALYZE")
-          for (const index of ["products_status_order", "products_id_order", "events_org_type"]) yield* sql.unsafe(`DROP INDEX ${index}`)
-          yield* sql`delete from effect_sql_migrations where migration_id >= 26`
-        })
-      )
+      // A file analyzed before the indexes of migration 26 existed, as one upgraded to it.
+      yield* Effect.scoped(Effect.gen(function*() {
+        const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(SqliteStorage.client(file)))
+        yield* Effect.provideService(upTo(25), SqlClient.SqlClient, sql)
+        yield* sql`with recursive g(i) as (select 1 union all select i + 1 from g where i < 2000)
+          insert into events (id, organization_id, name, entity_type, entity_id, actor_type, actor_id, payload, created_at)
+          select 'e' || i, 'org', 'product.created', 'product', i, 'system', 'bulk', '{}', '2026-01-01' from g`
+        yield* sql.unsafe("ANALYZE")
+      }))
       const analyzed = yield* open((sql) =>
         sql`select idx from sqlite_stat1 where idx = 'events_org_type'`.pipe(
           Effect.map((rows) => rows.map((r) => r.idx))

@@ -8,9 +8,9 @@ import type { Fragment } from "@effect/sql/Statement"
  * - near miss, for words of `TYPO_MIN_LENGTH` to `TYPO_MAX_LENGTH` characters: some word of the text starts
  *   with a string one edit away from `w` (one letter inserted, deleted or replaced, or two
  *   neighbours swapped), so "kettel" finds "kettle" and "wirelss" finds "wireless".
- * A product matches when every word matches exactly or as a near miss. Relevance has two tiers:
- * products where every word matches exactly come before the others; ties in creation order
- * (SQLite: insertion order, Postgres: the time-ordered id).
+ * A product matches when every word matches exactly or as a near miss. Relevance has three
+ * tiers: products whose name holds every word exactly, then those whose text does, then the
+ * near misses; ties in creation order (SQLite: insertion order, Postgres: the time-ordered id).
  */
 export const TYPO_MIN_LENGTH = 5
 /** Past this no word is mistyped by one letter; the patterns of a longer one only cost a scan. */
@@ -91,14 +91,17 @@ export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
           ` (${oneEditPatterns(w).map((p) => p.replaceAll("?", "[^ ]")).join("|")})`
         })`
       const all = sql.and(ws.map(exact))
+      const named = sql.and(ws.map((w) => sql`p.name_text like ${`%${w}%`}`))
       const where = sql.and(ws.map((w) => (typos(w) ? sql`(${exact(w)} or ${near(w)})` : exact(w))))
       const tier = (condition: Fragment): SearchTier => ({ from: sql`tenant_products p`, where: condition, order: sql`p.id` })
-      return { where, tiers: ws.some(typos) ? [tier(all), tier(sql`${where} and not (${all})`)] : [tier(all)] }
+      const exactTiers = [tier(sql`${all} and ${named}`), tier(sql`${all} and not (${named})`)]
+      return { where, tiers: ws.some(typos) ? [...exactTiers, tier(sql`${where} and not (${all})`)] : exactTiers }
     },
     orElse: () => {
       // FTS5 trigram phrases need three characters; shorter words are checked on the row.
       const indexed = ws.filter((w) => w.length >= 3)
       const short = ws.filter((w) => w.length < 3).map((w) => sql`instr(p.search_text, ${w}) > 0`)
+      const namedShort = ws.filter((w) => w.length < 3).map((w) => sql`instr(p.name_text, ${w}) > 0`)
       // A near miss without a wildcard is a plain substring, which `instr` finds far faster than
       // `GLOB` (those are checked first); the others need `GLOB`.
       const glob = (w: string) => {
@@ -120,13 +123,22 @@ export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
       })
       if (indexed.length === 0) {
         const where = sql.and(short)
-        return { where, tiers: [{ from: sql`products p`, where, order: sql`p.seq` }] }
+        const rows = (condition: Fragment): SearchTier => ({ from: sql`products p`, where: condition, order: sql`p.seq` })
+        return { where, tiers: [rows(sql.and([...short, ...namedShort])), rows(sql`${where} and not (${sql.and(namedShort)})`)] }
       }
       const where = sql.and([sql`p.seq in (select rowid from products_fts where products_fts match ${anyAll})`, ...verified, ...short])
-      const exact = tier(exactAll, short)
+      // The name tier reads the name column alone; the text tier the products it left, which
+      // the index leaves out itself unless a short word, checked on the row, decides.
+      const named = `name_text : (${exactAll})`
+      const exactTiers = [
+        tier(named, namedShort),
+        short.length === 0
+          ? tier(`(${exactAll}) NOT ${named}`, [])
+          : tier(exactAll, [...short, sql`not (p.seq in (select rowid from products_fts where products_fts match ${named}) and ${sql.and(namedShort)})`])
+      ]
       return {
         where,
-        tiers: indexed.some(typos) ? [exact, tier(`(${anyAll}) NOT (${exactAll})`, [...verified, ...short])] : [exact]
+        tiers: indexed.some(typos) ? [...exactTiers, tier(`(${anyAll}) NOT (${exactAll})`, [...verified, ...short])] : exactTiers
       }
     }
   })

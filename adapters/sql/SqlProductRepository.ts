@@ -73,6 +73,7 @@ const productColumns = (w: ProductWrite) => {
     tags: toJson(p.tags),
     sourceConnectorId: p.sourceConnectorId,
     searchText: w.index.searchText,
+    nameText: w.index.nameText,
     createdBy: p.createdBy,
     updatedBy: p.updatedBy,
     createdAt: p.createdAt,

@@ -10,6 +10,8 @@ export interface ProductIndex {
   readonly numbers: ReadonlyArray<{ readonly attributeId: string; readonly value: number }>
   /** Name, slug and attribute text, folded (see `searchText`). */
   readonly searchText: string
+  /** The name alone, folded: relevance ranks the products whose name holds every word first. */
+  readonly nameText: string
 }
 
 /**

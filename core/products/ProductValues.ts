@@ -149,7 +149,7 @@ export const productIndex = (
     const n = atDefault === undefined ? undefined : numberOf(attribute.type, atDefault.value)
     if (n !== undefined && Number.isFinite(n)) numbers.push({ attributeId: attribute.attributeId, value: n })
   }
-  return { numbers, searchText: productSearchText(name, slug, values, attributes) }
+  return { numbers, searchText: productSearchText(name, slug, values, attributes), nameText: searchText([name]) }
 }
 
 /** What `q` searches in a product: its name, its slug and the text of its text-like values. */

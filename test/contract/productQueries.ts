@@ -353,6 +353,44 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.none).toEqual({ ids: [], total: 0 })
       }))
 
+    it.effect("ranks products whose name holds every word first, then those whose other text does, then near misses", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const mk = (name: string, blurb?: string) =>
+            Effect.map(products.create({ familyId: family.id, name, attributes: blurb === undefined ? {} : { blurb: val(blurb) } }), (p) => p.id)
+          const garden = yield* mk("Garden light", "A lantern for the garden")
+          const classic = yield* mk("Lantern classic")
+          const swapped = yield* mk("Lantren stand")
+          const porch = yield* mk("Porch light", "Hanging lantern")
+          const storm = yield* mk("Storm lantern")
+          const sized = yield* mk("Camping lantern", "size XL")
+          const sizedName = yield* mk("Camping lantern XL")
+          const page = (q: string, limit: number, offset: number) => searched(q, { limit, offset })
+          const before = {
+            all: yield* page("lantern", 10, 0),
+            pages: [yield* page("lantern", 3, 0), yield* page("lantern", 3, 3), yield* page("lantern", 3, 6)],
+            across: yield* page("lantern", 3, 4),
+            withShort: yield* page("lantern xl", 10, 0),
+            shortOnly: yield* page("xl", 10, 0)
+          }
+          yield* products.update(garden, { name: "Lantern garden light" })
+          return {
+            expected: { garden, classic, swapped, porch, storm, sized, sizedName },
+            before,
+            renamed: yield* page("lantern", 10, 0)
+          }
+        }))
+        const { garden, classic, swapped, porch, storm, sized, sizedName } = result.expected
+        expect(result.before.all).toEqual({ ids: [classic, storm, sized, sizedName, garden, porch, swapped], total: 7 })
+        expect(result.before.pages.flatMap((p) => p.ids)).toEqual(result.before.all.ids)
+        expect(result.before.across).toEqual({ ids: [garden, porch, swapped], total: 7 })
+        expect(result.before.withShort).toEqual({ ids: [sizedName, sized], total: 2 })
+        expect(result.before.shortOnly).toEqual({ ids: [sizedName, sized], total: 2 })
+        expect(result.renamed.ids).toEqual([garden, classic, storm, sized, sizedName, porch, swapped])
+      }))
+
     it.effect("matches every word of a query, shorter words exactly", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
