@@ -10,7 +10,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
 import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
 import { ContentPagesAuth } from "./content/Auth.js"
-import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings } from "./StorableText.js"
+import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings, unstorableStringsBesides } from "./StorableText.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
 
@@ -70,6 +70,9 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKin
   return Option.none()
 }
 
+/** Endpoints whose body is `{items: [...]}` with items that succeed or fail one by one. */
+const ITEMWISE: ReadonlySet<string> = new Set(["products.bulk"])
+
 const refused = (issues: ReadonlyArray<Omit<TextIssue, "code"> & { readonly code: string }>) =>
   json(422, envelope("validation_failed", issuesSummary(issues), { issues }))
 
@@ -107,8 +110,9 @@ const queryOf = (url: string) => {
  * alike, and bodies nested too deep; (413) a chunked body over the limit. The body is read
  * once here and kept: the handler's read gets the same text.
  */
-const checkText = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+const checkText = (request: HttpServerRequest.HttpServerRequest, known: KnownRoute): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
   Effect.gen(function*() {
+    const route = known.kind
     // The platform reads the query into a plain object, where a `__proto__` key vanishes
     // before the schema could refuse it as unknown. No route of ours takes such a key.
     if (request.url.includes("?") && queryOf(request.url).has("__proto__")) {
@@ -134,13 +138,15 @@ const checkText = (request: HttpServerRequest.HttpServerRequest, route: RouteKin
     }
     if (!mayHoldUnstorable(text)) return Option.none()
     // Malformed JSON is left to the handler's read, which answers it with 400.
-    const inBody = unstorableStrings(yield* Effect.orElseSucceed(Effect.try(() => JSON.parse(text) as unknown), () => null))
+    const body = yield* Effect.orElseSucceed(Effect.try(() => JSON.parse(text) as unknown), () => null)
+    // The items of a bulk request each stand alone: the handler refuses only the items holding such text.
+    const inBody = ITEMWISE.has(known.endpoint) ? unstorableStringsBesides(body, "items") : unstorableStrings(body)
     return inBody.length > 0 ? Option.some(refused(inBody)) : Option.none()
   })
 
 /** The checks of a request's body and query, in order; the first refusal answers. */
-const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
-  Option.match(checkBody(request, route), {
+const checkRequest = (request: HttpServerRequest.HttpServerRequest, route: KnownRoute): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+  Option.match(checkBody(request, route.kind), {
     onNone: () => checkText(request, route),
     onSome: (refusal) => Effect.succeed(Option.some(refusal))
   })
@@ -181,7 +187,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
           : Effect.flatMap(routed, (route) =>
             route.kind === "unknown"
               ? app
-              : Effect.flatMap(checkRequest(request, route.kind), Option.match({ onNone: () => app, onSome: (refusal) => refuse(route, refusal) })))
+              : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: (refusal) => refuse(route, refusal) })))
       ),
       // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
       Effect.catchAllCause((cause) => {

@@ -28,9 +28,11 @@ const kindOf = (endpoint: { readonly method: string; readonly payloadSchema: Opt
 export interface KnownRoute {
   readonly kind: RouteKind
   readonly middlewares: ReadonlyArray<HttpApiMiddleware.TagClassAny>
+  /** `group.endpoint` (`products.bulk`); empty for the documents and unknown routes. */
+  readonly endpoint: string
 }
 
-const unknownRoute: KnownRoute = { kind: "unknown", middlewares: [] }
+const unknownRoute: KnownRoute = { kind: "unknown", middlewares: [], endpoint: "" }
 
 /**
  * The route a request goes to, among the API's endpoints and the documents. It asks a router of
@@ -44,11 +46,15 @@ export const knownRoute = (api: HttpApi.HttpApi.Any): Effect.Effect<KnownRoute, 
     const index = found.push(route) - 1
     routes.push(HttpRouter.makeRoute(method, path, HttpServerResponse.empty({ headers: { "x-route": String(index) } })))
   }
-  add("GET", OPENAPI_PATH, { kind: "takes no body", middlewares: [] })
-  add("GET", DOCS_PATH, { kind: "takes no body", middlewares: [] })
+  add("GET", OPENAPI_PATH, { kind: "takes no body", middlewares: [], endpoint: "" })
+  add("GET", DOCS_PATH, { kind: "takes no body", middlewares: [], endpoint: "" })
   for (const group of Object.values((api as unknown as HttpApi.HttpApi.AnyWithProps).groups)) {
     for (const endpoint of Object.values(group.endpoints)) {
-      add(endpoint.method, endpoint.path, { kind: kindOf(endpoint), middlewares: [...group.middlewares, ...endpoint.middlewares] })
+      add(endpoint.method, endpoint.path, {
+        kind: kindOf(endpoint),
+        middlewares: [...group.middlewares, ...endpoint.middlewares],
+        endpoint: `${group.identifier}.${endpoint.name}`
+      })
     }
   }
   return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes))).pipe(

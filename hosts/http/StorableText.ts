@@ -26,6 +26,17 @@ export const unstorableStrings = (value: unknown, path: ReadonlyArray<string | n
   return []
 }
 
+/**
+ * Issues for the strings of a JSON object other than those of its array member `key`: the
+ * body of a request whose items each stand alone, which checks every item by itself.
+ */
+export const unstorableStringsBesides = (value: unknown, key: string): Array<TextIssue> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return unstorableStrings(value)
+  const record = value as Readonly<Record<string, unknown>>
+  if (!Object.hasOwn(record, key) || !Array.isArray(record[key])) return unstorableStrings(value)
+  return Object.entries(record).flatMap(([k, v]) => (k === key ? [] : unstorableStrings(Object.fromEntries([[k, v]]))))
+}
+
 const ESCAPED = /\\u(0000|d[89a-f][0-9a-f]{2})/i
 
 /**

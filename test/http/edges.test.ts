@@ -469,11 +469,28 @@ describe("the error envelope at the edges", () => {
 
     const nul = await post(`{"familyId": "${family.json.id}", "name": "a\\u0000b"}`)
     expect([nul.status, nul.json.error.code, paths(nul)]).toEqual([422, "validation_failed", [["name"]]])
-    const bulk = await post(`{"items": [{"op": "create", "familyId": "${family.json.id}", "name": "ok"}, {"op": "create", "familyId": "${family.json.id}", "name": "x", "tags": ["\\ud800"]}]}`, "/v1/products/bulk")
-    expect([bulk.status, paths(bulk)]).toEqual([422, [["items", 1, "tags", 0]]])
     const key = await post(`{"familyId": "${family.json.id}", "name": "k", "attributes": {"a\\u0000": []}}`)
     expect(paths(key)).toEqual([["attributes", "a\u0000"]])
     expect((await t.req("GET", "/v1/products?q=ok")).json.data).toEqual([])
+
+    // The items of a bulk request stand alone: only the item holding such text fails, at its own path.
+    const bulk = await post(
+      `{"items": [{"op": "create", "familyId": "${family.json.id}", "name": "first"}, {"op": "create", "familyId": "${family.json.id}", "name": "x", "tags": ["\\ud800"]}, ` +
+        `{"op": "create", "familyId": "${family.json.id}", "name": "a\\u0000"}, "\\u0000", {"op": "create", "familyId": "${family.json.id}", "name": "last"}]}`,
+      "/v1/products/bulk"
+    )
+    const results = bulk.json.results as Array<{ ok: boolean; index: number; id?: string; error?: { code: string; details: { issues: Array<{ path: Array<string | number>; code: string }> } } }>
+    expect([bulk.status, results.map((r) => [r.index, r.ok])]).toEqual([200, [[0, true], [1, false], [2, false], [3, false], [4, true]]])
+    expect(results.filter((r) => !r.ok).map((r) => [r.error?.code, r.error?.details.issues.map((i) => [i.path, i.code])])).toEqual([
+      ["validation_failed", [[["tags", 0], "invalid_character"]]],
+      ["validation_failed", [[["name"], "invalid_character"]]],
+      ["validation_failed", [[[], "invalid_character"]]]
+    ])
+    expect((await t.req("GET", `/v1/products/${results[4]?.id}`)).json.name).toBe("last")
+    // Outside the items, such text still refuses the whole request.
+    const outside = await post(`{"note": "\\u0000", "items": [{"op": "create", "familyId": "${family.json.id}", "name": "never"}]}`, "/v1/products/bulk")
+    expect([outside.status, paths(outside)]).toEqual([422, [["note"]]])
+    expect((await t.req("GET", "/v1/products?slug=never")).json.data).toEqual([])
 
     // An escaped backslash before `u0000` is six ordinary characters, and a surrogate pair is one character.
     const plain = await post(`{"familyId": "${family.json.id}", "name": "a\\\\u0000 \\ud83d\\ude00"}`)
