@@ -272,6 +272,8 @@ export const makeProducts = Effect.gen(function*() {
     inTenant((organizationId) =>
       Effect.gen(function*() {
         const filter = yield* filterOf(organizationId, query)
+        // The sort is not used, but a query string the list refuses is refused here too.
+        yield* sortOf(organizationId, query, filter)
         const cap = query.facetLimit
         const caps = cap === undefined
           ? DEFAULT_CAPS

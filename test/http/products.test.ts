@@ -202,6 +202,16 @@ describe("products over HTTP", () => {
     expect(all.json.statuses.length).toBeGreaterThan(1)
     expect((await t.req("GET", "/v1/products/facets?facetLimit=501")).status).toBe(422)
   })
+
+  it("refuses on facets the sort parameters the list refuses, so one query string answers both or neither", async () => {
+    const text = await t.req("POST", "/v1/attributes", { body: { code: "facet_sort_text", label: { en: "Text" }, type: "text" } })
+    expect(text.status).toBe(201)
+    for (const q of ["sortAttribute=no_such_code", "sortBy=attribute", "sortBy=name&sortAttribute=facet_sort_text", "sortBy=attribute&sortAttribute=facet_sort_text"]) {
+      const list = await t.req("GET", `/v1/products?${q}`)
+      const facets = await t.req("GET", `/v1/products/facets?${q}`)
+      expect([q, facets.status, facets.json.error?.details.issues]).toEqual([q, 422, list.json.error.details.issues])
+    }
+  })
 })
 
 describe("categories and brands over HTTP", () => {
