@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
-import { Name, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
 
 const isHttpUrl = (s: string): boolean => {
   if (!URL.canParse(s)) return false
@@ -44,7 +44,7 @@ const headerProblem = (name: string, value: string): string | undefined => {
   return undefined
 }
 
-export const ExtraHeaders = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+export const ExtraHeaders = TextMap.pipe(
   Schema.filter((headers) => {
     const entries = Object.entries(headers)
     if (entries.length > 20) return "at most 20 headers"

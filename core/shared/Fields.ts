@@ -101,5 +101,15 @@ export const Timestamp = Schema.String
 
 export const toTimestamp = (millis: number): string => new Date(millis).toISOString()
 
+/**
+ * A map of names to text (labels by locale, a connector's extra headers). Decoded as a record,
+ * a `__proto__` key would become the map's prototype and vanish from what is stored while the
+ * write answered success: it is refused, as a key the map does not take.
+ */
+export const TextMap = Schema.Record({
+  key: Schema.String.pipe(Schema.filter((key) => key !== "__proto__")),
+  value: Schema.String
+}).annotations(strict)
+
 /** Map of locale to text. */
-export const LocalizedLabel = Schema.Record({ key: Schema.String, value: Schema.String })
+export const LocalizedLabel = TextMap

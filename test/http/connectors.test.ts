@@ -94,6 +94,15 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     }
   })
 
+  it("refuses an extra header named `__proto__`, which no delivery could send", async () => {
+    const r = await t.req("POST", "/v1/connectors", {
+      rawBody: `{"type":"headless","name":"Shop","config":{"destination_url":"${receiver.url("/proto")}","secret":"${SECRET}","extra_headers":{"__proto__":"x","X-Shop":"one"}}}`,
+      headers: { "content-type": "application/json" }
+    })
+    expect([r.status, r.json.error?.details?.issues?.map((i: { path: unknown; code: string }) => [i.path, i.code])])
+      .toEqual([422, [[["config", "extra_headers", "__proto__"], "unrecognized_key"]]])
+  })
+
   it("refuses a type other than headless", async () => {
     const r = await install({ destination_url: "http://127.0.0.1:9/h" }, { type: "shopify" })
     expect(r.status).toBe(422)

@@ -64,6 +64,19 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("POST", "/v1/attribute-families", { body: { code: "cats", label: {}, entityKind: "category" } })).status).toBe(422)
   })
 
+  it("refuses a label keyed `__proto__` instead of answering success without it", async () => {
+    const json = { "content-type": "application/json" }
+    const refused = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown; code: string }) => [i.path, i.code])]
+    const expected = [422, [[["label", "__proto__"], "unrecognized_key"]]]
+    expect(refused(await t.req("POST", "/v1/attribute-groups", { rawBody: '{"code":"proto_group","label":{"__proto__":"x","en":"y"}}', headers: json }))).toEqual(expected)
+    expect(refused(await t.req("POST", "/v1/attributes", { rawBody: '{"code":"proto_attr","label":{"__proto__":"x"},"type":"text"}', headers: json }))).toEqual(expected)
+    expect(refused(await t.req("POST", "/v1/attribute-families", { rawBody: '{"code":"proto_family","label":{"__proto__":"x"}}', headers: json }))).toEqual(expected)
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "proto_family", label: { en: "Family", toString: "kept" } } })
+    expect([family.status, family.json.label]).toEqual([201, { en: "Family", toString: "kept" }])
+    expect(refused(await t.req("PATCH", `/v1/attribute-families/${family.json.id}`, { rawBody: '{"label":{"__proto__":"x"}}', headers: json }))).toEqual(expected)
+    expect((await t.req("GET", `/v1/attribute-families/${family.json.id}`)).json.label).toEqual({ en: "Family", toString: "kept" })
+  })
+
   it("answers 422 for a taken code or a second attachment, and 404 for another organization's attribute", async () => {
     const body = { code: "dup", label: {}, type: "text" }
     const first = await t.req("POST", "/v1/attributes", { body })
