@@ -107,7 +107,10 @@ export const toTimestamp = (millis: number): string => new Date(millis).toISOStr
  * write answered success: it is refused, as a key the map does not take.
  */
 export const TextMap = Schema.Record({
-  key: Schema.String.pipe(Schema.filter((key) => key !== "__proto__")),
+  key: Schema.String.pipe(Schema.filter((key) => key !== "__proto__", {
+    title: "a key other than __proto__",
+    jsonSchema: { not: { const: "__proto__" } }
+  })),
   value: Schema.String
 }).annotations(strict)
 
