@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
-import { Code, Name, NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, Name, NonEmptyString, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
 export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
@@ -15,7 +15,7 @@ const Money = Schema.Struct({
 
 export const ModifierOption = Schema.Struct({
   value: NonEmptyString,
-  label: Schema.optional(Schema.Union(Schema.String, Schema.Record({ key: Schema.String, value: Schema.String }))),
+  label: Schema.optional(Schema.Union(Schema.String, TextMap)),
   priceAdjustment: Schema.optional(Money)
 })
 export type ModifierOption = typeof ModifierOption.Type

@@ -8,6 +8,17 @@ beforeAll(async () => {
 afterAll(() => host.close())
 
 describe("modifiers over HTTP", () => {
+  it("refuses an option label keyed `__proto__` instead of answering success without it", async () => {
+    const t = await host.tenant()
+    const option = (label: string) => `{"code":"wrap","name":"Wrap","type":"select","options":[{"value":"gift","label":${label}}]}`
+    const headers = { "content-type": "application/json" }
+    const refused = await t.req("POST", "/v1/modifiers", { rawBody: option('{"__proto__":"x","en":"Gift"}'), headers })
+    expect(refused.status).toBe(422)
+    expect(refused.json.error.details.issues.map((i: { path: unknown }) => i.path)).toContainEqual(["options", 0, "label", "__proto__"])
+    const kept = await t.req("POST", "/v1/modifiers", { rawBody: option('{"toString":"x","en":"Gift"}'), headers })
+    expect([kept.status, kept.json.options[0].label]).toEqual([201, { toString: "x", en: "Gift" }])
+  })
+
   it("creates (201), refuses a duplicate code (409) and bad input (422), deletes (204)", async () => {
     const t = await host.tenant()
     const body = { code: "engraving", name: "Engraving", type: "text" }
