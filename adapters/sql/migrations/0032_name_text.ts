@@ -9,8 +9,9 @@ const Names = Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.Strin
 /**
  * Each product's name, folded as search text is (`name_text`), so that relevance ranks the
  * products whose name holds every word of `q` first. SQLite's trigram index is made again
- * with the name as a column of its own, which a tier reads alone; Postgres checks the name on
- * the rows its search-text index finds. The `tenant_products` view is recreated with the column.
+ * with the name as a column of its own, which a tier reads alone; Postgres gets a trigram index
+ * of the name, without which a word found in many texts and no name read every text that has it
+ * (63 ms at 100,000 products, against 0.1 ms). The `tenant_products` view is recreated with the column.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -26,6 +27,7 @@ export default Effect.gen(function*() {
       : Effect.forEach(named, (n) => sql`update products set name_text = ${n.text} where id = ${n.id}`, { discard: true })
   }
   if (pg) {
+    yield* sql.unsafe(`CREATE INDEX products_name_trgm ON products USING gin (name_text gin_trgm_ops)`)
     yield* sql.unsafe(`CREATE OR REPLACE VIEW tenant_products AS SELECT * FROM products WHERE organization_id = ${CURRENT_ORG}`)
     return
   }
