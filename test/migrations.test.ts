@@ -192,7 +192,7 @@ it.effect("migration 27 on many products makes SQLite's trigram index again in o
 
 const NameTexts = Schema.Array(Schema.Struct({ id: Schema.String, nameText: Schema.String }))
 
-const migration32 = Effect.gen(function*() {
+const migration29 = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* upTo(28)
   const at = "2026-01-01T00:00:00.000Z"
@@ -217,10 +217,10 @@ const migration32 = Effect.gen(function*() {
   expect((yield* Effect.map(named, (rows) => rows.map((r) => r.id))).sort()).toEqual([id(3), id(4)])
 })
 
-it.effect("migration 32 folds every product's name into the text relevance ranks first (SQLite)", () =>
-  migration32.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+it.effect("migration 29 folds every product's name into the text relevance ranks first (SQLite)", () =>
+  migration29.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
 describe.runIf(await postgresAvailable())("postgres", () => {
-  it.effect("migration 32 folds every product's name into the text relevance ranks first (Postgres)", () =>
-    migration32.pipe(Effect.provide(postgresClient)), 60_000)
+  it.effect("migration 29 folds every product's name into the text relevance ranks first (Postgres)", () =>
+    migration29.pipe(Effect.provide(postgresClient)), 60_000)
 })
