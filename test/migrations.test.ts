@@ -1,5 +1,4 @@
 import { SqlClient } from "@effect/sql"
-import * as Migrator from "@effect/sql/Migrator"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
@@ -11,10 +10,8 @@ import { migrations } from "../adapters/sql/migrations/index.js"
 import { migrate } from "../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { JsonColumn } from "../adapters/sql/Columns.js"
+import { upTo } from "./support/MigrateUpTo.js"
 import { freshDatabase, postgresAvailable, postgresClient } from "./support/Postgres.js"
-
-const upTo = (last: number) =>
-  Migrator.make({})({ loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([key]) => Number(key.split("_")[0]) <= last))) })
 
 const Keys = Schema.Array(Schema.Struct({ name: Schema.String, nameKey: Schema.String }))
 

@@ -4,14 +4,10 @@ import { Effect, Layer, Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Migrator from "@effect/sql/Migrator"
-import { migrations } from "../adapters/sql/migrations/index.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { eventually } from "./support/Eventually.js"
-
-const upTo = (last: number) =>
-  Migrator.make({})({ loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([key]) => Number(key.split("_")[0]) <= last))) })
+import { upTo } from "./support/MigrateUpTo.js"
 
 const Counts = Schema.Array(Schema.Struct({ n: Schema.Number }))
 
