@@ -140,6 +140,12 @@ const decimalParts = (s: string) => {
   return { ...digits, negative: negative && (digits.int !== "" || digits.frac !== "") }
 }
 
+/** One text per decimal number: `"012.50"`, `"12.5"` and `12.5` are all `"12.5"`; `"-0.0"` is `"0"`. */
+export const canonicalDecimal = (s: string): string => {
+  const x = decimalParts(s)
+  return `${x.negative ? "-" : ""}${x.int === "" ? "0" : x.int}${x.frac === "" ? "" : `.${x.frac}`}`
+}
+
 /** Compares two `DECIMAL` strings exactly: a double would take 10.0000000000000000001 for 10. */
 export const compareDecimals = (a: string, b: string): -1 | 0 | 1 => {
   const x = decimalParts(a)

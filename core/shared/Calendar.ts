@@ -44,6 +44,17 @@ export const toUtcText = (s: string): string => {
 }
 
 /**
+ * One text per instant: the UTC form with seconds and without trailing zeros in the fraction,
+ * so `10:00Z`, `10:00:00.000Z` and `12:00:00+02:00` are one instant, written `10:00:00Z`.
+ */
+export const canonicalInstant = (s: string): string => {
+  const m = /^(.{16})(?::(\d{2})(?:\.(\d+))?)?Z$/.exec(toUtcText(s))
+  if (m === null) return s
+  const fraction = (m[3] ?? "").replace(/0+$/, "")
+  return `${m[1]}:${m[2] ?? "00"}${fraction === "" ? "" : `.${fraction}`}Z`
+}
+
+/**
  * A lower or upper bound on stored instants (ISO in UTC, whole milliseconds): the first whole
  * millisecond at or after the date-time `s`. One between two milliseconds moves up to the
  * next, so an inclusive lower bound and an exclusive upper bound keep their meaning. Past the

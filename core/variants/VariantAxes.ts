@@ -1,5 +1,7 @@
-import { type AttributeValues, entriesOf, isFilled } from "../schema/AttributeValues.js"
+import { type AttributeValues, entriesOf, isFilled, localeKey } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
+import { canonicalDecimal } from "../schema/ValueValidators.js"
+import { canonicalInstant } from "../shared/Calendar.js"
 import type { Issue } from "../shared/Errors.js"
 import { canonicalJson } from "../shared/CanonicalJson.js"
 
@@ -16,8 +18,21 @@ export const missingAxes = (axes: ReadonlyArray<FamilyAttribute>, values: Attrib
     .map((a) => ({ path: ["attributes", a.code], message: `variant axis ${a.code} must have a value`, code: "variant_axis_missing" }))
 
 /**
+ * One form for values that name the same thing, as the rest of the catalog reads them: a
+ * decimal's number whatever its zeros, a multiselect's set of options whatever their order, a
+ * date-time's instant whatever its precision or offset.
+ */
+const comparable = (type: FamilyAttribute["type"], value: unknown): unknown => {
+  if (type === "decimal" && typeof value === "string") return canonicalDecimal(value)
+  if (type === "datetime" && typeof value === "string") return canonicalInstant(value)
+  if (type === "multiselect" && Array.isArray(value)) return [...value].map(String).sort()
+  return value
+}
+
+/**
  * The variant's combination of axis values as one comparable text: entries of each axis in a
- * fixed order. Null when the family has no axes (then nothing is compared).
+ * fixed order, each locale in one case (a locale is one locale whatever its case) and each
+ * value in its comparable form. Null when the family has no axes (then nothing is compared).
  *
  * Axes are named by attribute id, not code: the database keeps the key a variant was last
  * written with, and an attribute renamed, or deleted and made again under its code, must not
@@ -29,7 +44,10 @@ export const axisKey = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeV
   return canonicalJson(
     [...axes].sort((a, b) => (a.attributeId < b.attributeId ? -1 : a.attributeId > b.attributeId ? 1 : 0)).map((a) => [
       a.attributeId,
-      [...(entriesOf(values, a.code) ?? [])].sort((x, y) => scoped(x).localeCompare(scoped(y))).map((e) => [e.locale, e.channel, e.value])
+      (entriesOf(values, a.code) ?? [])
+        .map((e) => ({ locale: localeKey(e.locale), channel: e.channel, value: comparable(a.type, e.value) }))
+        .sort((x, y) => scoped(x) < scoped(y) ? -1 : scoped(x) > scoped(y) ? 1 : 0)
+        .map((e) => [e.locale, e.channel, e.value])
     ])
   )
 }

@@ -232,6 +232,38 @@ export const variantsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect((yield* as(variants.update(shirt.id, b.id, { attributes: { size: entry("M") } }))).attributes).toEqual({ size: entry("M") })
       }))
 
+    it.effect("takes axis values that name the same value as one combination: a locale in any case, a decimal's zeros, a multiselect's order", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [
+          attr("size", { isVariantAxis: true, isLocalizable: true }),
+          attr("width", { type: "decimal", isVariantAxis: true }),
+          attr("colours", { type: "multiselect", isVariantAxis: true }),
+          attr("made", { type: "datetime", isVariantAxis: true })
+        ])
+        const shirt = yield* as((yield* Products).create({ familyId: family.id, name: "Shirt" }))
+        const values = (locale: string, width: string, colours: ReadonlyArray<string>, made: string) => ({
+          size: [{ locale, channel: null, value: "M" }],
+          width: entry(width),
+          colours: entry(colours),
+          made: entry(made)
+        })
+        yield* as(variants.create(shirt.id, { sku: "EQ-1", attributes: values("en-US", "12.5", ["red", "blue"], "2024-01-01T10:00:00.5Z") }))
+        for (const [sku, attributes] of [
+          ["EQ-2", values("en-us", "12.5", ["red", "blue"], "2024-01-01T10:00:00.5Z")],
+          ["EQ-3", values("en-US", "012.50", ["red", "blue"], "2024-01-01T10:00:00.5Z")],
+          ["EQ-4", values("en-US", "12.5", ["blue", "red"], "2024-01-01T10:00:00.5Z")],
+          ["EQ-5", values("en-US", "12.5", ["red", "blue"], "2024-01-01T12:00:00.500+02:00")]
+        ] as const) failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku, attributes }))), "Conflict")
+        // Values that differ still make combinations of their own.
+        const other = yield* as(variants.create(shirt.id, { sku: "EQ-6", attributes: values("en-US", "12.51", ["red", "blue"], "2024-01-01T10:00:00.5Z") }))
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, other.id, { attributes: { width: entry(12.5) } }))), "Conflict")
+        yield* as(variants.create(shirt.id, { sku: "EQ-7", attributes: values("en-US", "-0.0", ["red"], "2024-01-01T10:00:00Z") }))
+        failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "EQ-8", attributes: values("en-US", "0", ["red"], "2024-01-01T10:00Z") }))), "Conflict")
+      }))
+
     it.effect("keeps combinations of long axis values unique, however long", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
