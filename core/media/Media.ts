@@ -26,6 +26,22 @@ export class Media extends Schema.Class<Media>("Media")({
   updatedAt: Timestamp
 }) {}
 
+/**
+ * A caveat of an upload that was kept: the file is stored, but not quite as it was sent. Shaped
+ * like a validation issue, and like one it names the form part it is about.
+ */
+export const UploadWarning = Schema.Struct({
+  path: Schema.Array(Schema.String),
+  message: Schema.String,
+  code: Schema.Literal("empty_file", "filename_changed")
+}).annotations({ identifier: "UploadWarning" })
+export type UploadWarning = typeof UploadWarning.Type
+
+/** The answer to an upload: the media record and its caveats (an empty list when there are none). */
+export class UploadedMedia extends Media.extend<UploadedMedia>("UploadedMedia")({
+  warnings: Schema.Array(UploadWarning)
+}) {}
+
 /** A media record as stored: the wire record plus where its bytes are. */
 export interface MediaRecord {
   readonly media: Media

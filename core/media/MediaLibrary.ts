@@ -10,19 +10,31 @@ import { unstorableText } from "../shared/Fields.js"
 import { validationFailedOf } from "../shared/ParseIssues.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
-import { MAX_MEDIA_BYTES, Media, MediaList, type MediaRecord, mediaUrl, type UpdateMedia, UploadFields, type UploadPart } from "./Media.js"
+import {
+  MAX_MEDIA_BYTES,
+  Media,
+  MediaList,
+  type MediaRecord,
+  mediaUrl,
+  type UpdateMedia,
+  UploadedMedia,
+  UploadFields,
+  type UploadPart,
+  type UploadWarning
+} from "./Media.js"
 import { MediaRepository } from "./MediaRepository.js"
 
 export class MediaLibrary extends Context.Tag("catalog/MediaLibrary")<MediaLibrary, {
   /**
    * Streams the one `file` part to the blob store (never holding it in memory, never inside a
    * transaction), then records it on the product with the optional `alt` and `position`
-   * fields. Nothing is kept when any step fails.
+   * fields. Nothing is kept when any step fails. The answer carries `warnings` when the file was
+   * kept other than as sent: empty, or under a changed file name.
    */
   readonly upload: <E>(
     productId: string,
     parts: Stream.Stream<UploadPart<E>, E>
-  ) => Effect.Effect<Media, E | NotFound | ValidationFailed | TooLarge, CurrentTenant>
+  ) => Effect.Effect<UploadedMedia, E | NotFound | ValidationFailed | TooLarge, CurrentTenant>
   readonly list: (productId: string, page: { readonly limit: number; readonly offset: number }) => Effect.Effect<MediaList, NotFound, CurrentTenant>
   /** Changes the attachment's alt text or position. */
   readonly update: (productId: string, id: string, input: UpdateMedia) => Effect.Effect<Media, NotFound, CurrentTenant>
@@ -44,6 +56,20 @@ const cleanFilename = (name: string): string => {
   // Postgres refuses in the event's JSON.
   const clean = Array.from(base.replace(/[\u0000-\u001f\u007f]/g, "").trim()).slice(0, 255).join("")
   return clean.length > 0 ? clean : "file"
+}
+
+/** What a client should know about a kept file: each way it differs from what was sent. */
+const uploadWarnings = (sentFilename: string, stored: Media): Array<UploadWarning> => {
+  const warnings: Array<UploadWarning> = []
+  if (stored.size === 0) warnings.push({ path: ["file"], message: "the file is empty (0 bytes)", code: "empty_file" })
+  if (stored.filename !== sentFilename) {
+    warnings.push({
+      path: ["file"],
+      message: `the file name is stored as ${JSON.stringify(stored.filename)}: without directories or control characters, at most 255 characters`,
+      code: "filename_changed"
+    })
+  }
+  return warnings
 }
 
 export const makeMediaLibrary = Effect.gen(function*() {
@@ -87,7 +113,10 @@ export const makeMediaLibrary = Effect.gen(function*() {
       yield* uow.tenant(organizationId, requireProduct(products, organizationId, productId))
       const id = yield* crypto.uuid
       const blobKey = `media/${organizationId}/${id}`
-      const received: { file?: { readonly filename: string; readonly contentType: string; readonly size: number; readonly sha256: string } } = {}
+      const received: {
+        file?: { readonly filename: string; readonly contentType: string; readonly size: number; readonly sha256: string }
+        sentFilename?: string
+      } = {}
       const fields: Record<string, string> = {}
       const consume = Stream.runForEach(parts, (part): Effect.Effect<void, E | ValidationFailed | TooLarge> => {
         if (part._tag === "Field") {
@@ -103,6 +132,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
         if (received.file !== undefined) return ValidationFailed.one(["file"], "one file per request", "too_many_files")
         return Effect.map(blobs.putStream(blobKey, part.content, MAX_MEDIA_BYTES), (stored) => {
           received.file = { filename: cleanFilename(part.filename), contentType: part.contentType || "application/octet-stream", ...stored }
+          received.sentFilename = part.filename
         })
       })
       return yield* Effect.gen(function*() {
@@ -132,7 +162,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
             }, true)
             yield* repo.insert({ media, blobKey })
             yield* record("media.attached", media, { productId, filename: media.filename, contentType: media.contentType, size: media.size })
-            return media
+            return new UploadedMedia({ ...media, warnings: uploadWarnings(received.sentFilename ?? uploaded.filename, media) }, true)
           })
         )
       }).pipe(Effect.onError(() => blobs.remove(blobKey)))

@@ -223,6 +223,23 @@ describe("media over HTTP", () => {
     }
   })
 
+  it("completes an upload with warnings for an empty file and for a file name it changed, and none otherwise", async () => {
+    const t = await host.tenant()
+    const lamp = await product(t, "Caveats")
+    const plain = await upload(t, lamp, [["file", new Blob(["x"], { type: "text/plain" }), "x.txt"]])
+    expect([plain.status, plain.json.warnings]).toEqual([201, []])
+    const empty = await upload(t, lamp, [["file", new Blob([], { type: "text/plain" }), "empty.txt"]])
+    expect([empty.status, empty.json.size, empty.json.warnings.map((w: { path: unknown; code: string }) => [w.path, w.code])])
+      .toEqual([201, 0, [[["file"], "empty_file"]]])
+    const rawBody = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="../photos/a.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
+    const raw = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+    expect([raw.status, raw.json.filename, raw.json.warnings.map((w: { path: unknown; code: string }) => [w.path, w.code])])
+      .toEqual([201, "a.txt", [[["file"], "filename_changed"]]])
+    expect(raw.json.warnings.every((w: { message: unknown }) => typeof w.message === "string" && w.message.length > 0)).toBe(true)
+    // The record read back is the media alone.
+    expect((await t.req("GET", `/v1/media/${raw.json.id}`)).json.warnings).toBeUndefined()
+  })
+
   it("takes a file of any type, application/json too, and serves it back with that type", async () => {
     const t = await host.tenant()
     const lamp = await product(t, "Typed")

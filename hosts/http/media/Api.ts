@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
 import { Option, Schema } from "effect"
-import { MAX_MEDIA_BYTES, Media, MediaList, UpdateMedia } from "../../../core/media/Media.js"
+import { MAX_MEDIA_BYTES, Media, MediaList, UpdateMedia, UploadedMedia } from "../../../core/media/Media.js"
 import { strict, Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { TooLargeWire } from "../Errors.js"
@@ -30,7 +30,7 @@ const Content = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "U
 export class MediaApi extends HttpApiGroup.make("media")
   .add(
     HttpApiEndpoint.post("upload", "/v1/products/:id/media").setPath(IdPath).setPayload(UploadForm)
-      .addSuccess(Media, { status: 201 }).addError(TooLargeWire)
+      .addSuccess(UploadedMedia, { status: 201 }).addError(TooLargeWire)
   )
   .add(HttpApiEndpoint.get("list", "/v1/products/:id/media").setPath(IdPath).setUrlParams(MediaQuery).addSuccess(MediaList))
   .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(everyIssue(UpdateMedia)).addSuccess(Media))
