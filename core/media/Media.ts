@@ -37,9 +37,12 @@ export const UploadWarning = Schema.Struct({
 }).annotations({ identifier: "UploadWarning" })
 export type UploadWarning = typeof UploadWarning.Type
 
-/** The answer to an upload: the media record and its caveats (an empty list when there are none). */
+/**
+ * The answer to an upload: the media record, plus its caveats when there are any. Without any
+ * it is the record alone, as `GET /v1/media/{id}` answers it.
+ */
 export class UploadedMedia extends Media.extend<UploadedMedia>("UploadedMedia")({
-  warnings: Schema.Array(UploadWarning)
+  warnings: Schema.optionalWith(Schema.Array(UploadWarning), { exact: true })
 }) {}
 
 /** A media record as stored: the wire record plus where its bytes are. */

@@ -28,8 +28,8 @@ export class MediaLibrary extends Context.Tag("catalog/MediaLibrary")<MediaLibra
   /**
    * Streams the one `file` part to the blob store (never holding it in memory, never inside a
    * transaction), then records it on the product with the optional `alt` and `position`
-   * fields. Nothing is kept when any step fails. The answer carries `warnings` when the file was
-   * kept other than as sent: empty, or under a changed file name.
+   * fields. Nothing is kept when any step fails. The answer carries `warnings` only when the
+   * file was kept other than as sent: empty, or under a changed file name.
    */
   readonly upload: <E>(
     productId: string,
@@ -162,7 +162,8 @@ export const makeMediaLibrary = Effect.gen(function*() {
             }, true)
             yield* repo.insert({ media, blobKey })
             yield* record("media.attached", media, { productId, filename: media.filename, contentType: media.contentType, size: media.size })
-            return new UploadedMedia({ ...media, warnings: uploadWarnings(received.sentFilename ?? uploaded.filename, media) }, true)
+            const warnings = uploadWarnings(received.sentFilename ?? uploaded.filename, media)
+            return new UploadedMedia(warnings.length > 0 ? { ...media, warnings } : { ...media }, true)
           })
         )
       }).pipe(Effect.onError(() => blobs.remove(blobKey)))
