@@ -4,6 +4,7 @@ import { Cause, Effect, Exit, FiberRef, identity, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { OrganizationGone } from "../../core/shared/Errors.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { atOneInstant } from "../../core/shared/WriteInstant.js"
 import { APP_ROLE } from "./Rls.js"
 import { isWorthRunningAgain } from "./SqlErrors.js"
 import { isUuid } from "../../core/shared/Fields.js"
@@ -38,7 +39,8 @@ export const make = Effect.gen(function*() {
   // (see `isWorthRunningAgain`): nothing of it was kept. After it commits with new events,
   // the dispatcher is woken: before the commit it could not see them. `outermost` is how the
   // transaction runs when no other encloses it; inside one, `nested` (a savepoint). `settle`
-  // takes how the last run ended.
+  // takes how the last run ended. Each run reads the clock once (`atOneInstant`): what it
+  // writes and the events it appends carry one instant, taken again when it runs again.
   const asOutermost = <A, E, R>(
     nested: Effect.Effect<A, E, R>,
     outermost: Effect.Effect<A, E, R> = nested,
@@ -47,7 +49,7 @@ export const make = Effect.gen(function*() {
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       Option.isSome(outer) ? nested : Effect.locally(
         Effect.tap(
-          settle(outermost.pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox)),
+          settle(atOneInstant(outermost).pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox)),
           () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))
         ),
         appendedEvents,

@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import { Crypto } from "../shared/Crypto.js"
+import { currentMillis } from "../shared/WriteInstant.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import type { AuditFilter } from "./AuditEntry.js"
 import { CatalogEvent, type NewEvent } from "./Event.js"
@@ -44,7 +45,8 @@ export const makeEvent = (
 ): Effect.Effect<CatalogEvent, never, Crypto> =>
   Effect.gen(function*() {
     const crypto = yield* Crypto
-    const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+    // The instant of the write it announces, when made inside that write's transaction.
+    const now = yield* currentMillis
     return new CatalogEvent({
       id: yield* crypto.uuid,
       organizationId,

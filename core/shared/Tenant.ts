@@ -1,10 +1,11 @@
 import { Effect } from "effect"
 import { UnitOfWork } from "./UnitOfWork.js"
 import { isUuid, toTimestamp } from "./Fields.js"
+import { currentMillis } from "./WriteInstant.js"
 import { type Actor, CurrentTenant } from "../tenancy/Actor.js"
 
-/** The current instant as the API writes it. */
-export const now = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), toTimestamp)
+/** The current instant as the API writes it: inside a transaction, the transaction's (see `WriteInstant`). */
+export const now = Effect.map(currentMillis, toTimestamp)
 
 /** `createdBy`/`updatedBy`: the acting user's or key's id; null where the actor has no uuid. */
 export const actorId = (actor: Actor): string | null => (isUuid(actor.id) ? actor.id : null)

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Clock, Deferred, Effect, Fiber, type Layer, Option } from "effect"
+import { Clock, Deferred, Effect, Fiber, type Layer, Option, Schema } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
@@ -33,6 +33,37 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.clash).toContain("Conflict")
         const events = yield* eventsOf(organizationId)
         expect(events.filter((e) => e.name === "product.created").map((e) => e.entityId)).toEqual([result.created.id, result.twin.id])
+      }))
+
+    it.effect("stamps an event with the instant of the write it announces, so updatedSince=<timestamp> finds the record", () =>
+      Effect.gen(function*() {
+        // A clock that moves on at every reading: the write and its event read it apart.
+        let millis = Date.parse("2026-05-01T00:00:00.000Z")
+        const real = Clock.make()
+        const stepping: Clock.Clock = Object.assign(Object.create(real), {
+          currentTimeMillis: Effect.sync(() => ++millis),
+          unsafeCurrentTimeMillis: () => ++millis
+        })
+        const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
+          const { family, blurb } = yield* schemaFixture
+          const products = yield* Products
+          const created = yield* products.create({ familyId: family.id, name: "Stamped", attributes: { blurb: val("warm") } })
+          const updated = yield* products.update(created.id, { name: "Stamped again" })
+          yield* Effect.flatMap(Attributes, (attributes) => attributes.delete(blurb.id))
+          const afterDeletion = yield* products.get(created.id, {})
+          return { created, updated, afterDeletion }
+        }).pipe(Effect.withClock(stepping)))
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const rows = yield* uow.tenant(organizationId, sql`select name, created_at from events where organization_id = ${organizationId} order by seq`).pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String, createdAt: Schema.String })))),
+          Effect.orDie
+        )
+        const at = (name: string) => rows.find((r) => r.name === name)?.createdAt
+        expect(at("product.created")).toBe(result.created.updatedAt)
+        expect(at("product.updated")).toBe(result.updated.updatedAt)
+        expect(at("attribute.deleted")).toBe(result.afterDeletion.updatedAt)
+        expect(result.afterDeletion.updatedAt > result.updated.updatedAt).toBe(true)
       }))
 
     it.effect("gives concurrent writes of one name distinct generated slugs, never a conflict", () =>
