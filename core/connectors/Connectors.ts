@@ -58,9 +58,9 @@ export const makeConnectors = Effect.gen(function*() {
       yield* sender.checkDestination(input.config.destination_url).pipe(
         Effect.mapError((e) => ValidationFailed.one(["config", "destination_url"], e.reason, "destination_refused"))
       )
-      const at = yield* now
       const record = yield* inTenant((organizationId) =>
         Effect.gen(function*() {
+          const at = yield* now
           const record: ConnectorRecord = {
             id: yield* crypto.uuid,
             organizationId,

@@ -46,9 +46,9 @@ export const makeModifiers = Effect.gen(function*() {
       Effect.gen(function*() {
         const options = input.options ?? []
         yield* checkOptions(input.type, options)
-        const at = yield* now
         return yield* inTenant((organizationId) =>
           Effect.gen(function*() {
+            const at = yield* now
             const modifier = new Modifier({
               id: yield* crypto.uuid,
               organizationId,

@@ -2,10 +2,12 @@ import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
 import { Effect, Exit, type Layer } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import { AuditLog } from "../../core/events/AuditLog.js"
 import { Modifiers } from "../../core/modifiers/Modifiers.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
 import { eventCount, ONE_DELETION, raced, racedChanges } from "../support/CatalogFixtures.js"
+import { steppingClock } from "../support/SteppingClock.js"
 
 const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
   assert(Exit.isFailure(exit))
@@ -40,6 +42,17 @@ export const modifiersSuite = <E>(name: string, storage: Layer.Layer<Storage | S
         yield* as(modifiers.remove(created.id))
         failsWith(yield* Effect.exit(as(modifiers.get(created.id))), "NotFound")
         failsWith(yield* Effect.exit(as(modifiers.remove(created.id))), "NotFound")
+      }))
+
+    it.effect("stamps modifier.created with the instant the modifier was made", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const modifiers = yield* Modifiers
+        const created = yield* Effect.provideService(modifiers.create({ code: "stamped", name: "Stamped", type: "text" }), CurrentTenant, tenant).pipe(
+          Effect.withClock(steppingClock())
+        )
+        const audit = yield* Effect.provideService((yield* AuditLog).list({ entityId: created.id, limit: 50, offset: 0 }), CurrentTenant, tenant)
+        expect(audit.data.map((e) => [e.name, e.createdAt])).toEqual([["modifier.created", created.createdAt]])
       }))
 
     it.effect("requires distinct options for choices and none for free values", () =>

@@ -19,6 +19,7 @@ import { Organizations } from "../../core/tenancy/Organizations.js"
 import { runDispatcher } from "../../core/webhooks/Dispatcher.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
 import { type Receiver, startReceiver } from "../support/Receiver.js"
+import { steppingClock } from "../support/SteppingClock.js"
 
 const SECRET = "whsec-contract-0123456789"
 
@@ -168,6 +169,14 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         assert(Exit.isFailure(gone))
         const names = (yield* inTenant(tenant, (yield* AuditLog).list({ entityId: installed.id, limit: 50, offset: 0 }))).data.map((e) => e.name)
         expect(names).toEqual(["connector.deleted", "connector.updated", "connector.created"])
+      }))
+
+    it.effect("stamps connector.created with the instant the connector was installed", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const installed = yield* install(tenant, "http://127.0.0.1:9/hook").pipe(Effect.withClock(steppingClock()))
+        const audit = yield* inTenant(tenant, (yield* AuditLog).list({ entityId: installed.id, limit: 50, offset: 0 }))
+        expect(audit.data.map((e) => [e.name, e.createdAt])).toEqual([["connector.created", installed.createdAt]])
       }))
 
     it.effect("refuses a private destination at install", () =>

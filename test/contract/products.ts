@@ -12,6 +12,7 @@ import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { catalogOver } from "../support/Catalog.js"
 import { eventsOf, failureOf, inTenant, named, schemaFixture, val } from "../support/CatalogFixtures.js"
+import { steppingClock } from "../support/SteppingClock.js"
 
 /** Products: writes, merges, activation, resolution and bulk, against one storage adapter. */
 export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
@@ -37,13 +38,6 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
 
     it.effect("stamps an event with the instant of the write it announces, so updatedSince=<timestamp> finds the record", () =>
       Effect.gen(function*() {
-        // A clock that moves on at every reading: the write and its event read it apart.
-        let millis = Date.parse("2026-05-01T00:00:00.000Z")
-        const real = Clock.make()
-        const stepping: Clock.Clock = Object.assign(Object.create(real), {
-          currentTimeMillis: Effect.sync(() => ++millis),
-          unsafeCurrentTimeMillis: () => ++millis
-        })
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
           const { family, blurb } = yield* schemaFixture
           const products = yield* Products
@@ -52,7 +46,7 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
           yield* Effect.flatMap(Attributes, (attributes) => attributes.delete(blurb.id))
           const afterDeletion = yield* products.get(created.id, {})
           return { created, updated, afterDeletion }
-        }).pipe(Effect.withClock(stepping)))
+        }).pipe(Effect.withClock(steppingClock())))
         const sql = yield* SqlClient.SqlClient
         const uow = yield* UnitOfWork
         const rows = yield* uow.tenant(organizationId, sql`select name, created_at from events where organization_id = ${organizationId} order by seq`).pipe(
