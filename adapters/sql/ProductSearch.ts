@@ -18,14 +18,23 @@ export const TYPO_MAX_LENGTH = 32
 
 const words = (folded: string) => folded.split(" ").filter((w) => w.length > 0)
 
+/**
+ * A word's characters: code points, as the trigram index, `GLOB`, `LIKE` and the regular
+ * expression count them, not UTF-16 units (a letter outside the Basic Multilingual Plane, as
+ * `𠀀`, is one character of a word, not two).
+ */
+const charsOf = (w: string): ReadonlyArray<string> => Array.from(w)
+
 /** The texts one edit away from `w`, with `?` for any one character but a space. */
-export const oneEditPatterns = (w: string): ReadonlyArray<string> => {
+export const oneEditPatterns = (word: string): ReadonlyArray<string> => {
+  const w = charsOf(word)
+  const at = (from: number, to?: number) => w.slice(from, to).join("")
   const out = new Set<string>()
   for (let i = 0; i < w.length; i++) {
-    out.add(w.slice(0, i) + w.slice(i + 1))
-    out.add(`${w.slice(0, i)}?${w.slice(i + 1)}`)
-    out.add(`${w.slice(0, i)}?${w.slice(i)}`)
-    if (i + 1 < w.length && w[i] !== w[i + 1]) out.add(w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2))
+    out.add(at(0, i) + at(i + 1))
+    out.add(`${at(0, i)}?${at(i + 1)}`)
+    out.add(`${at(0, i)}?${at(i)}`)
+    if (i + 1 < w.length && w[i] !== w[i + 1]) out.add(at(0, i) + w[i + 1] + w[i] + at(i + 2))
   }
   return [...out]
 }
@@ -39,21 +48,21 @@ export const oneEditPatterns = (w: string): ReadonlyArray<string> => {
  * has one). A half of three characters is one trigram, found in far too many texts.
  */
 export const nearCandidates = (w: string, shortestHalf: number): ReadonlyArray<ReadonlyArray<string>> => {
-  const padded = ` ${w}`
+  const padded = charsOf(` ${w}`)
   const m = Math.ceil(padded.length / 2)
-  const halves = [padded.slice(0, m), padded.slice(m)].filter((h) => h.length >= shortestHalf)
+  const halves = [padded.slice(0, m), padded.slice(m)].filter((h) => h.length >= shortestHalf).map((h) => h.join(""))
   const out = new Map<string, ReadonlyArray<string>>(halves.map((h) => [h, [h]]))
   for (const pattern of oneEditPatterns(w)) {
     const pieces = ` ${pattern}`.split("?")
     if (halves.some((h) => pieces.some((piece) => piece.includes(h)))) continue
-    const fixed = pieces.filter((piece) => piece.length >= 3)
+    const fixed = pieces.filter((piece) => charsOf(piece).length >= 3)
     out.set(fixed.join("?"), fixed)
   }
   return [...out.values()]
 }
 
 const phrase = (s: string) => `"${s}"`
-const typos = (w: string) => w.length >= TYPO_MIN_LENGTH && w.length <= TYPO_MAX_LENGTH
+const typos = (w: string) => charsOf(w).length >= TYPO_MIN_LENGTH && charsOf(w).length <= TYPO_MAX_LENGTH
 
 /** One relevance tier of the list: its rows, read in tier order. */
 export interface SearchTier {
@@ -99,9 +108,10 @@ export const searchOf = (sql: SqlClient.SqlClient, folded: string): Search => {
     },
     orElse: () => {
       // FTS5 trigram phrases need three characters; shorter words are checked on the row.
-      const indexed = ws.filter((w) => w.length >= 3)
-      const short = ws.filter((w) => w.length < 3).map((w) => sql`instr(p.search_text, ${w}) > 0`)
-      const namedShort = ws.filter((w) => w.length < 3).map((w) => sql`instr(p.name_text, ${w}) > 0`)
+      const indexed = ws.filter((w) => charsOf(w).length >= 3)
+      const shortWords = ws.filter((w) => charsOf(w).length < 3)
+      const short = shortWords.map((w) => sql`instr(p.search_text, ${w}) > 0`)
+      const namedShort = shortWords.map((w) => sql`instr(p.name_text, ${w}) > 0`)
       // A near miss without a wildcard is a plain substring, which `instr` finds far faster than
       // `GLOB` (those are checked first); the others need `GLOB`.
       const glob = (w: string) => {

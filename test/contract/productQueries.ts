@@ -391,6 +391,34 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.renamed.ids).toEqual([garden, classic, storm, sized, sizedName, porch, swapped])
       }))
 
+    it.effect("counts a word's characters as code points, a letter beyond the Basic Multilingual Plane as one", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const mk = (name: string) => named(family.id, name)
+          const pair = yield* mk("Vase 𠀀𠀁")
+          const five = yield* mk("Bowl 𠀀𠀁𠀂𠀃𠀄")
+          return {
+            pair,
+            five,
+            short: yield* searched("𠀀𠀁"),
+            shortInName: yield* searched("vase 𠀀𠀁"),
+            three: yield* searched("𠀂𠀃𠀄"),
+            replaced: yield* searched("𠀀𠀁𠀂𠀃𠀅"),
+            dropped: yield* searched("𠀀𠀁𠀃𠀄𠀅"),
+            four: yield* searched("𠀀𠀁𠀃𠀄")
+          }
+        }))
+        const { pair, five } = result
+        expect(result.short).toEqual({ ids: [pair, five], total: 2 })
+        expect(result.shortInName).toEqual({ ids: [pair], total: 1 })
+        expect(result.three).toEqual({ ids: [five], total: 1 })
+        expect(result.replaced).toEqual({ ids: [five], total: 1 })
+        expect(result.dropped).toEqual({ ids: [], total: 0 })
+        // Four characters: no near misses.
+        expect(result.four).toEqual({ ids: [], total: 0 })
+      }))
+
     it.effect("matches every word of a query, shorter words exactly", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
