@@ -221,3 +221,44 @@ describe.runIf(await postgresAvailable())("postgres", () => {
   it.effect("migration 29 folds every product's name into the text relevance ranks first (Postgres)", () =>
     migration29.pipe(Effect.provide(postgresClient)), 60_000)
 })
+
+const Texts = Schema.Array(Schema.Struct({ id: Schema.String, nameText: Schema.String, searchText: Schema.String }))
+
+const migration31 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(29)
+  const at = "2026-01-01T00:00:00.000Z"
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${id(1)}, 'Org', 'org', ${at}, ${at})`
+  yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${id(2)}, ${id(1)}, 'fam', 'product', '{}', ${at}, ${at})`
+  // As the older version folded them: Hangul syllables decomposed into their letters.
+  const nfd = (s: string) => s.normalize("NFD")
+  const products = [
+    [id(3), "한국어 사전", "hangul", nfd(" 한국어 사전 hangul "), nfd(" 한국어 사전 ")],
+    [id(4), "Desk", "desk", " desk desk stale ", " desk "]
+  ] as const
+  for (const [productId, name, slug, searchText, nameText] of products) {
+    yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, name_text, created_at, updated_at)
+      values (${productId}, ${id(1)}, ${id(2)}, ${name}, ${slug}, 'draft', '{}', '[]', ${searchText}, ${nameText}, ${at}, ${at})`
+  }
+  yield* migrate
+  const stored = yield* sql`select id, name_text, search_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Texts)))
+  expect(stored).toEqual([
+    { id: id(3), nameText: " 한국어 사전 ", searchText: " 한국어 사전 hangul " },
+    // Without Hangul: not written.
+    { id: id(4), nameText: " desk ", searchText: " desk desk stale " }
+  ])
+  const named = sql.onDialectOrElse({
+    pg: () => sql`select id from products where name_text like ${"%한국어%"}`,
+    orElse: () => sql`select p.id from products_fts f join products p on p.seq = f.rowid where products_fts match ${'name_text : ("한국어")'}`
+  })
+  expect(yield* Effect.map(named, (rows) => rows.map((r) => r.id))).toEqual([id(3)])
+})
+
+it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again (SQLite)", () =>
+  migration31.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again (Postgres)", () =>
+    migration31.pipe(Effect.provide(postgresClient)), 60_000)
+})

@@ -1,8 +1,10 @@
 /**
  * Lower-case, without any combining mark: what slugs (which keep only `[a-z0-9]`) and search
- * text (compared only with text folded the same way) are made from.
+ * text (compared only with text folded the same way) are made from. Composed again (NFC) once
+ * the marks are gone: a Hangul syllable is its letters when decomposed (`각` is `ᄀ`, `ᅡ`, `ᆨ`),
+ * none of them a mark, and `가` is no part of `각`.
  */
-export const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "")
+export const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC")
 
 /**
  * Diacritics: the combining marks of the Latin, Greek and Cyrillic blocks and the Hebrew and

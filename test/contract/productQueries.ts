@@ -419,6 +419,32 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.four).toEqual({ ids: [], total: 0 })
       }))
 
+    it.effect("compares Hangul by its syllables, not by the letters a syllable is composed of", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const mk = (name: string) => named(family.id, name)
+          const gak = yield* mk("각")
+          const korea = yield* mk("한국 지도")
+          return {
+            gak,
+            korea,
+            syllable: yield* searched("각"),
+            part: yield* searched("가"),
+            word: yield* searched("한국"),
+            secondSyllable: yield* searched("국"),
+            // Two characters: no near misses.
+            replaced: yield* searched("한극")
+          }
+        }))
+        const { gak, korea } = result
+        expect(result.syllable).toEqual({ ids: [gak], total: 1 })
+        expect(result.part).toEqual({ ids: [], total: 0 })
+        expect(result.word).toEqual({ ids: [korea], total: 1 })
+        expect(result.secondSyllable).toEqual({ ids: [korea], total: 1 })
+        expect(result.replaced).toEqual({ ids: [], total: 0 })
+      }))
+
     it.effect("matches every word of a query, shorter words exactly", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

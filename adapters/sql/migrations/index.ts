@@ -23,6 +23,7 @@ import listOrders from "./0026_list_orders.js"
 import symbolMarksRichText from "./0027_symbol_marks_rich_text.js"
 import foldedNameKeys from "./0028_folded_name_keys.js"
 import nameText from "./0029_name_text.js"
+import hangulSearchText from "./0031_hangul_search_text.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -50,5 +51,6 @@ export const migrations = {
   "26_list_orders": listOrders,
   "27_symbol_marks_rich_text": symbolMarksRichText,
   "28_folded_name_keys": foldedNameKeys,
-  "29_name_text": nameText
+  "29_name_text": nameText,
+  "31_hangul_search_text": hangulSearchText
 }
