@@ -4,11 +4,39 @@ import { Clock, Effect, type Layer, TestClock } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
+import { searchText, slugify } from "../../core/catalog/Text.js"
 import { Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { catalogOver } from "../support/Catalog.js"
 import { failureOf, inTenant, named, schemaFixture, searched, val } from "../support/CatalogFixtures.js"
+
+/** One character more, fewer or replaced, or two neighbours swapped (counted in code points). */
+const oneEdit = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
+  if (Math.abs(a.length - b.length) > 1) return false
+  const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a]
+  let i = 0
+  while (i < shorter.length && shorter[i] === longer[i]) i++
+  if (shorter.length < longer.length) return shorter.slice(i).join() === longer.slice(i + 1).join()
+  if (shorter.slice(i + 1).join() === longer.slice(i + 1).join()) return true
+  return shorter[i] === longer[i + 1] && shorter[i + 1] === longer[i] && shorter.slice(i + 2).join() === longer.slice(i + 2).join()
+}
+
+/**
+ * The README's search, written plainly: every word is in the text, or (5 to 32 characters) a
+ * word of the text starts with a string one edit away from it. The tier: 0 when the name holds
+ * every word, 1 when the text does, 2 for near misses; undefined when the product is no match.
+ */
+const modelTier = (words: ReadonlyArray<string>, name: string, text: string): number | undefined => {
+  const textWords = text.trim().split(" ").map((w) => Array.from(w))
+  const near = (word: string) => {
+    const w = Array.from(word)
+    return w.length >= 5 && w.length <= 32 &&
+      textWords.some((t) => [w.length - 1, w.length, w.length + 1].some((n) => n <= t.length && oneEdit(w, t.slice(0, n))))
+  }
+  if (!words.every((w) => text.includes(w) || near(w))) return undefined
+  return words.every((w) => name.includes(w)) ? 0 : words.every((w) => text.includes(w)) ? 1 : 2
+}
 
 /** Product lists: attribute sort and filter, filtered pages and relevance search, against one storage adapter. */
 export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
@@ -443,6 +471,63 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.word).toEqual({ ids: [korea], total: 1 })
         expect(result.secondSyllable).toEqual({ ids: [korea], total: 1 })
         expect(result.replaced).toEqual({ ids: [], total: 0 })
+      }))
+
+    it.effect("answers every query as a model of the documented search does: matches, tiers, pages and totals, after renames", () =>
+      Effect.gen(function*() {
+        const vocab = ["Kettle", "kettel", "ketle", "XL", "ab", "tee", "Straße", "lodz", "ΟΔΟΣ", "café", "wireless", "wirelss", "각", "한국어", "𠀀𠀁"]
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const word = (i: number) => vocab[i % vocab.length] ?? ""
+          const made: Array<{ id: string; name: string; other: string }> = []
+          for (let i = 0; i < 30; i++) {
+            const name = [word(i), ...(i % 3 === 0 ? [word(i * 7 + 2)] : [])].join(" ")
+            const blurb = i % 2 === 0 ? `${word(i * 5 + 1)} ${word(i + 4)}` : undefined
+            const p = yield* products.create({
+              familyId: family.id,
+              name,
+              ...(i % 4 === 1 ? { slug: `s${i}-${slugify(word(i * 3))}` } : {}),
+              attributes: blurb === undefined ? {} : { blurb: val(blurb) }
+            })
+            made.push({ id: p.id, name, other: `${p.slug} ${blurb ?? ""}` })
+          }
+          // Renames move products between tiers, through an update and through a bulk update.
+          for (const [i, name] of [[2, "tee Kettle"], [5, "plain"], [9, "wirelss XL"]] as const) {
+            const p = made[i]
+            if (p === undefined) continue
+            if (i === 5) yield* products.bulk([{ op: "update", id: p.id, name }])
+            else yield* products.update(p.id, { name })
+            made[i] = { ...p, name }
+          }
+          const answers: Array<{ q: string; expected: ReadonlyArray<string>; all: ReadonlyArray<string>; paged: ReadonlyArray<string>; totals: ReadonlyArray<number | undefined>; more: ReadonlyArray<boolean> }> = []
+          const queries = [...vocab, ...vocab.map((w, i) => `${w} ${vocab[(i + 1) % vocab.length]}`)]
+          for (const q of queries) {
+            const words = searchText([q]).trim().split(" ")
+            const expected = made
+              .map((p, position) => ({ p, position, tier: modelTier(words, searchText([p.name]), searchText([p.name, p.other])) }))
+              .flatMap((x) => (x.tier === undefined ? [] : [{ ...x, tier: x.tier }]))
+              .sort((a, b) => a.tier - b.tier || a.position - b.position)
+              .map((x) => x.p.id)
+            const all = yield* searched(q, { limit: 200 })
+            const paged: Array<string> = []
+            const totals: Array<number | undefined> = [all.total]
+            const more: Array<boolean> = []
+            for (let offset = 0; offset <= expected.length; offset += 2) {
+              const page = yield* products.list({ q, limit: 2, offset, withTotal: true })
+              paged.push(...page.data.map((p) => p.id))
+              totals.push(page.total)
+              more.push(page.hasMore !== offset + 2 < expected.length)
+            }
+            answers.push({ q, expected, all: all.ids, paged, totals, more })
+          }
+          return answers
+        }))
+        for (const { all, expected, more, paged, q, totals } of result) {
+          expect({ q, all }).toEqual({ q, all: expected })
+          expect({ q, paged }).toEqual({ q, paged: expected })
+          expect({ q, totals: new Set(totals), wrongHasMore: more.some((m) => m) }).toEqual({ q, totals: new Set([expected.length]), wrongHasMore: false })
+        }
       }))
 
     it.effect("matches every word of a query, shorter words exactly", () =>
