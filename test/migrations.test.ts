@@ -231,22 +231,31 @@ const migration31 = Effect.gen(function*() {
   const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
   yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${id(1)}, 'Org', 'org', ${at}, ${at})`
   yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${id(2)}, ${id(1)}, 'fam', 'product', '{}', ${at}, ${at})`
-  // As the older version folded them: Hangul syllables decomposed into their letters.
+  const no = sql.onDialectOrElse({ pg: () => sql`false`, orElse: () => sql`0` })
+  yield* sql`insert into attributes (id, organization_id, code, entity_kind, label, type, is_localizable, is_scopable, requirement, is_variant_axis, position, created_at, updated_at)
+    values (${id(9)}, ${id(1)}, 'body', 'product', '{}', 'richtext', ${no}, ${no}, 'available', ${no}, 0, ${at}, ${at})`
+  yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values (${id(1)}, ${id(2)}, ${id(9)}, 0, ${at}, ${at})`
+  const body = (html: string) => JSON.stringify({ body: [{ locale: null, channel: null, value: html }] })
+  // As the older version folded them: Hangul syllables decomposed into their letters, every tag a break.
   const nfd = (s: string) => s.normalize("NFD")
   const products = [
-    [id(3), "한국어 사전", "hangul", nfd(" 한국어 사전 hangul "), nfd(" 한국어 사전 ")],
-    [id(4), "Desk", "desk", " desk desk stale ", " desk "]
+    [id(3), "한국어 사전", "hangul", "{}", nfd(" 한국어 사전 hangul "), nfd(" 한국어 사전 ")],
+    [id(4), "Desk", "desk", "{}", " desk desk stale ", " desk "],
+    [id(5), "Horn", "horn", body("<p>Super<b>sonic</b></p>"), " horn horn super sonic ", " horn "],
+    [id(6), "Bell", "bell", body("<p>one</p><p>two</p>"), " bell bell one two stale ", " bell "]
   ] as const
-  for (const [productId, name, slug, searchText, nameText] of products) {
+  for (const [productId, name, slug, attributes, searchText, nameText] of products) {
     yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, name_text, created_at, updated_at)
-      values (${productId}, ${id(1)}, ${id(2)}, ${name}, ${slug}, 'draft', '{}', '[]', ${searchText}, ${nameText}, ${at}, ${at})`
+      values (${productId}, ${id(1)}, ${id(2)}, ${name}, ${slug}, 'draft', ${attributes}, '[]', ${searchText}, ${nameText}, ${at}, ${at})`
   }
   yield* migrate
   const stored = yield* sql`select id, name_text, search_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Texts)))
   expect(stored).toEqual([
     { id: id(3), nameText: " 한국어 사전 ", searchText: " 한국어 사전 hangul " },
-    // Without Hangul: not written.
-    { id: id(4), nameText: " desk ", searchText: " desk desk stale " }
+    // Without Hangul or markup: not written.
+    { id: id(4), nameText: " desk ", searchText: " desk desk stale " },
+    { id: id(5), nameText: " horn ", searchText: " horn horn supersonic " },
+    { id: id(6), nameText: " bell ", searchText: " bell bell one two " }
   ])
   const named = sql.onDialectOrElse({
     pg: () => sql`select id from products where name_text like ${"%한국어%"}`,
@@ -255,10 +264,10 @@ const migration31 = Effect.gen(function*() {
   expect(yield* Effect.map(named, (rows) => rows.map((r) => r.id))).toEqual([id(3)])
 })
 
-it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again (SQLite)", () =>
+it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text again (SQLite)", () =>
   migration31.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
 describe.runIf(await postgresAvailable())("postgres", () => {
-  it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again (Postgres)", () =>
+  it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text again (Postgres)", () =>
     migration31.pipe(Effect.provide(postgresClient)), 60_000)
 })

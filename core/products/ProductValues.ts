@@ -104,9 +104,18 @@ const ENTITIES: ReadonlyMap<string, string> = new Map([
 const fromCodePoint = (n: number): string | undefined =>
   Number.isInteger(n) && n > 0 && n <= 0x10ffff && (n < 0xd800 || n > 0xdfff) ? String.fromCodePoint(n) : undefined
 
+/**
+ * HTML's inline elements, which mark up part of a line and may fall within a word
+ * (`Super<strong>sonic</strong>` reads `Supersonic`); every other tag parts words.
+ */
+const INLINE_TAGS = new Set([
+  "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd", "mark", "q", "s", "samp",
+  "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr"
+])
+
 /** The text of rich text: its tags dropped, its character references (`&amp;`, `&#233;`, `&eacute;`) read. */
 const richText = (html: string): string =>
-  html.replace(/<[^>]*>/g, " ").replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
+  html.replace(/<(?:\/?([a-zA-Z][a-zA-Z0-9]*)(?=[\s/>])[^>]*|[^>]*)>/g, (_, name?: string) => (name !== undefined && INLINE_TAGS.has(name.toLowerCase()) ? "" : " ")).replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
     (dec !== undefined
       ? fromCodePoint(Number(dec))
       : hex !== undefined

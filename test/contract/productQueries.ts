@@ -346,6 +346,37 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.markup).toEqual([result.rich])
       }))
 
+    it.effect("reads an inline tag of rich text as no break in a word, and any other tag as one", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const body = yield* attributes.create({ code: "body", label: { en: "Body" }, type: "richtext" })
+          yield* families.attach(family.id, { attributeId: body.id })
+          const products = yield* Products
+          const rich = yield* products.create({
+            familyId: family.id,
+            name: "Horn",
+            attributes: { body: val("<p>Super<STRONG class=\"x\">sonic</STRONG> wat<wbr>erproof</p><p>Steel</p><ul><li>one</li><li>two</li></ul>a<br>b") }
+          })
+          const ids = (q: string) => Effect.map(products.list({ q }), (l) => l.data.map((p) => p.id))
+          return {
+            rich: rich.id,
+            inline: yield* ids("supersonic"),
+            wordBreak: yield* ids("waterproof"),
+            acrossParagraphs: yield* ids("waterproofsteel"),
+            acrossItems: yield* ids("onetwo"),
+            acrossLines: yield* ids("ab")
+          }
+        }))
+        expect(result.inline).toEqual([result.rich])
+        expect(result.wordBreak).toEqual([result.rich])
+        expect(result.acrossParagraphs).toEqual([])
+        expect(result.acrossItems).toEqual([])
+        expect(result.acrossLines).toEqual([])
+      }))
+
     it.effect("ranks exact matches before near misses, pages across both and counts them all", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

@@ -5,30 +5,38 @@ import { chunksOf } from "../Columns.js"
 import { refreshSearchText } from "../ProductIndexRefresh.js"
 
 const Rows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, name: Schema.String }))
+const Ids = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String }))
 
 /**
  * Search text now keeps Hangul syllables composed (`각`, not its letters `ᄀ`, `ᅡ`, `ᆨ`, in which
- * `가` was a part of `각` and a word of two syllables took near misses). The products whose
- * search text holds such letters get it, and their folded name, made again.
+ * `가` was a part of `각` and a word of two syllables took near misses), and reads an inline tag
+ * of rich text as no break in a word (`Super<strong>sonic</strong>`). The products whose search
+ * text holds Hangul letters get it and their folded name made again; those whose values hold a
+ * `<` get their search text made again where it changes.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const jamo = sql.onDialectOrElse({
-    pg: () => sql`search_text ~ ${"[\u1100-\u11ff]"}`,
-    orElse: () => sql`search_text glob ${"*[\u1100-\u11ff]*"}`
-  })
-  const rows = yield* sql`select id, organization_id, name from products where ${jamo}`.pipe(Effect.flatMap(Schema.decodeUnknown(Rows)))
-  if (rows.length === 0) return
   const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const jamo = pg ? sql`search_text ~ ${"[\u1100-\u11ff]"}` : sql`search_text glob ${"*[\u1100-\u11ff]*"}`
+  const hangul = yield* sql`select id, organization_id, name from products where ${jamo}`.pipe(Effect.flatMap(Schema.decodeUnknown(Rows)))
+  const text = pg ? sql`attributes::text` : sql`attributes`
+  const marked = yield* sql`select id, organization_id from products where ${text} like '%<%'`.pipe(Effect.flatMap(Schema.decodeUnknown(Ids)))
+  const byOrganization = new Map<string, Set<string>>()
+  for (const row of [...hangul, ...marked]) {
+    const ids = byOrganization.get(row.organizationId)
+    if (ids === undefined) byOrganization.set(row.organizationId, new Set([row.id]))
+    else ids.add(row.id)
+  }
+  if (byOrganization.size === 0) return
   // SQLite's trigram index rewrites a changed text's entries one product at a time; for many
   // products, it is made again in one pass instead (as migration 27 does).
-  const [trigger] = !pg && rows.length > 1000
+  const [trigger] = !pg && hangul.length + marked.length > 1000
     ? yield* sql`select sql from sqlite_master where type = 'trigger' and name = 'products_fts_update'`.pipe(
       Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ sql: Schema.String }))))
     )
     : []
   if (trigger !== undefined) yield* sql.unsafe("DROP TRIGGER products_fts_update")
-  for (const chunk of chunksOf(rows, 500)) {
+  for (const chunk of chunksOf(hangul, 500)) {
     const named = chunk.map((r) => ({ id: r.id, text: searchText([r.name]) }))
     yield* pg
       ? sql`update products set name_text = named.text
@@ -36,13 +44,7 @@ export default Effect.gen(function*() {
           where products.id = named.id`
       : Effect.forEach(named, (n) => sql`update products set name_text = ${n.text} where id = ${n.id}`, { discard: true })
   }
-  const byOrganization = new Map<string, Array<string>>()
-  for (const row of rows) {
-    const ids = byOrganization.get(row.organizationId)
-    if (ids === undefined) byOrganization.set(row.organizationId, [row.id])
-    else ids.push(row.id)
-  }
-  for (const [organizationId, ids] of byOrganization) yield* refreshSearchText(sql, organizationId, ids)
+  for (const [organizationId, ids] of byOrganization) yield* refreshSearchText(sql, organizationId, [...ids])
   if (trigger !== undefined) {
     yield* sql.unsafe("INSERT INTO products_fts (products_fts) VALUES ('rebuild')")
     yield* sql.unsafe(trigger.sql)
