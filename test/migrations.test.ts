@@ -242,7 +242,9 @@ const migration31 = Effect.gen(function*() {
     [id(3), "한국어 사전", "hangul", "{}", nfd(" 한국어 사전 hangul "), nfd(" 한국어 사전 ")],
     [id(4), "Desk", "desk", "{}", " desk desk stale ", " desk "],
     [id(5), "Horn", "horn", body("<p>Super<b>sonic</b></p>"), " horn horn super sonic ", " horn "],
-    [id(6), "Bell", "bell", body("<p>one</p><p>two</p>"), " bell bell one two stale ", " bell "]
+    [id(6), "Bell", "bell", body("<p>one</p><p>two</p>"), " bell bell one two stale ", " bell "],
+    [id(7), "Wasser\u00ADkocher", "wasserkocher", "{}", " wasser kocher wasserkocher ", " wasser kocher "],
+    [id(8), "Topf", "topf", body("Edel\u00ADstahl"), " topf topf edel stahl ", " topf "]
   ] as const
   for (const [productId, name, slug, attributes, searchText, nameText] of products) {
     yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, name_text, created_at, updated_at)
@@ -255,7 +257,9 @@ const migration31 = Effect.gen(function*() {
     // Without Hangul or markup: not written.
     { id: id(4), nameText: " desk ", searchText: " desk desk stale " },
     { id: id(5), nameText: " horn ", searchText: " horn horn supersonic " },
-    { id: id(6), nameText: " bell ", searchText: " bell bell one two " }
+    { id: id(6), nameText: " bell ", searchText: " bell bell one two " },
+    { id: id(7), nameText: " wasserkocher ", searchText: " wasserkocher wasserkocher " },
+    { id: id(8), nameText: " topf ", searchText: " topf topf edelstahl " }
   ])
   const named = sql.onDialectOrElse({
     pg: () => sql`select id from products where name_text like ${"%한국어%"}`,
@@ -264,10 +268,10 @@ const migration31 = Effect.gen(function*() {
   expect(yield* Effect.map(named, (rows) => rows.map((r) => r.id))).toEqual([id(3)])
 })
 
-it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text again (SQLite)", () =>
+it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text and format characters again (SQLite)", () =>
   migration31.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
 describe.runIf(await postgresAvailable())("postgres", () => {
-  it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text again (Postgres)", () =>
+  it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text and format characters again (Postgres)", () =>
     migration31.pipe(Effect.provide(postgresClient)), 60_000)
 })

@@ -35,13 +35,21 @@ export const slugify = (name: string): string =>
   spellLatin(foldText(name)).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "")
 
 /**
+ * Invisible format characters that do not part words: the soft hyphen (`Wasser&shy;kocher`),
+ * the zero-width joiner and non-joiner, the word joiner, the byte order mark, direction marks.
+ * The zero-width space parts words, as any other character that is no letter or digit.
+ */
+export const WORD_FORMAT = /(?!\u200b)\p{Cf}/gu
+
+/**
  * Folded words separated by single spaces, padded with one space: what search compares. The
  * Latin letters of their own are spelled as slugs spell them (`straße` is found by `strasse`,
  * `łódź` by `lodz`), and the Greek final sigma is a sigma, as lower-casing writes one or the
- * other by its neighbours (`ΟΔΟΣ'Α`, `οδος`).
+ * other by its neighbours (`ΟΔΟΣ'Α`, `οδος`). Invisible format characters are dropped
+ * (`WORD_FORMAT`), not read as a break.
  */
 export const searchText = (parts: ReadonlyArray<string>): string => {
-  const words = spellLatin(foldText(parts.join(" "))).replace(/ς/g, "σ").replace(/[^\p{L}\p{N}]+/gu, " ").trim()
+  const words = spellLatin(foldText(parts.join(" ").replace(WORD_FORMAT, ""))).replace(/ς/g, "σ").replace(/[^\p{L}\p{N}]+/gu, " ").trim()
   return words.length === 0 ? "" : ` ${words} `
 }
 

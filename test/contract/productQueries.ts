@@ -377,6 +377,36 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.acrossLines).toEqual([])
       }))
 
+    it.effect("reads a soft hyphen or another invisible format character as no break in a word", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const body = yield* attributes.create({ code: "body", label: { en: "Body" }, type: "richtext" })
+          yield* families.attach(family.id, { attributeId: body.id })
+          const products = yield* Products
+          const kettle = yield* products.create({ familyId: family.id, name: "Wasser\u00ADkocher" })
+          const steel = yield* products.create({ familyId: family.id, name: "Topf", attributes: { body: val("<p>Edel&shy;stahl</p>") } })
+          const joined = yield* products.create({ familyId: family.id, name: "Plain", attributes: { blurb: val("co\u200Dop\u2060erative zero\u200Bwidth") } })
+          const searched = (q: string) => Effect.map(products.list({ q }), (l) => l.data.map((p) => p.id))
+          return {
+            ids: { kettle: kettle.id, steel: steel.id, joined: joined.id },
+            kettle: yield* searched("wasserkocher"),
+            steel: yield* searched("edelstahl"),
+            joined: yield* searched("cooperative"),
+            spaced: yield* searched("zerowidth"),
+            parted: yield* searched("zero width")
+          }
+        }))
+        expect(result.kettle).toEqual([result.ids.kettle])
+        expect(result.steel).toEqual([result.ids.steel])
+        expect(result.joined).toEqual([result.ids.joined])
+        // The zero-width space parts words.
+        expect(result.spaced).toEqual([])
+        expect(result.parted).toEqual([result.ids.joined])
+      }))
+
     it.effect("ranks exact matches before near misses, pages across both and counts them all", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
