@@ -224,7 +224,7 @@ describe.runIf(await postgresAvailable())("postgres", () => {
 
 const Texts = Schema.Array(Schema.Struct({ id: Schema.String, nameText: Schema.String, searchText: Schema.String }))
 
-const migration31 = Effect.gen(function*() {
+const migration30 = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* upTo(29)
   const at = "2026-01-01T00:00:00.000Z"
@@ -268,10 +268,10 @@ const migration31 = Effect.gen(function*() {
   expect(yield* Effect.map(named, (rows) => rows.map((r) => r.id))).toEqual([id(3)])
 })
 
-it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text and format characters again (SQLite)", () =>
-  migration31.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+it.effect("migration 30 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text and format characters again (SQLite)", () =>
+  migration30.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
 describe.runIf(await postgresAvailable())("postgres", () => {
-  it.effect("migration 31 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text and format characters again (Postgres)", () =>
-    migration31.pipe(Effect.provide(postgresClient)), 60_000)
+  it.effect("migration 30 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text and format characters again (Postgres)", () =>
+    migration30.pipe(Effect.provide(postgresClient)), 60_000)
 })

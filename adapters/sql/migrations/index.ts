@@ -23,7 +23,7 @@ import listOrders from "./0026_list_orders.js"
 import symbolMarksRichText from "./0027_symbol_marks_rich_text.js"
 import foldedNameKeys from "./0028_folded_name_keys.js"
 import nameText from "./0029_name_text.js"
-import searchTextWords from "./0031_search_text_words.js"
+import searchTextWords from "./0030_search_text_words.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -52,5 +52,5 @@ export const migrations = {
   "27_symbol_marks_rich_text": symbolMarksRichText,
   "28_folded_name_keys": foldedNameKeys,
   "29_name_text": nameText,
-  "31_search_text_words": searchTextWords
+  "30_search_text_words": searchTextWords
 }
