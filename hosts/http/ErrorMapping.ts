@@ -44,10 +44,14 @@ const emptyForm = json(422, envelope("validation_failed", "the body is not a val
   issues: [{ path: [], message: "the body is not a valid multipart/form-data upload", code: "invalid_multipart" }]
 }))
 
-/** A multipart type with no body: an empty upload is malformed, and a route reading JSON takes no form. */
-const refuseEmptyForm = (request: HttpServerRequest.HttpServerRequest, route: RouteKind, type: string): Option.Option<HttpServerResponse.HttpServerResponse> => {
+/**
+ * A multipart type with no body: an empty upload is malformed, and a route reading JSON takes
+ * no form, whatever its method (`DELETE /v1/organizations/{id}` reads one: HttpApi would parse
+ * the missing form and fail on it).
+ */
+const refuseEmptyForm = (route: RouteKind, type: string): Option.Option<HttpServerResponse.HttpServerResponse> => {
   if (route === "takes a form") return Option.some(emptyForm)
-  return readsJsonBody(request, route) ? Option.some(unsupportedType(type)) : Option.none()
+  return route === "may take a body" ? Option.some(unsupportedType(type)) : Option.none()
 }
 
 /**
@@ -58,7 +62,7 @@ const refuseEmptyForm = (request: HttpServerRequest.HttpServerRequest, route: Ro
 const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Option.Option<HttpServerResponse.HttpServerResponse> => {
   const type = (request.headers["content-type"] ?? "").toLowerCase()
   // HttpApi would wait for the parts of a form that has no body, and never answer.
-  if (!hasBody(request)) return isMultipartType(type) ? refuseEmptyForm(request, route, type) : Option.none()
+  if (!hasBody(request)) return isMultipartType(type) ? refuseEmptyForm(route, type) : Option.none()
   const multipart = isMultipartType(type) && route === "takes a form"
   // Only application/json: HttpApi reads any other type (`application/merge-patch+json`) as
   // bytes, after this middleware has already read the body as text.

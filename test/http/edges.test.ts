@@ -362,6 +362,14 @@ describe("the error envelope at the edges", () => {
     expect((await t.req("GET", "/v1/api-keys")).json.find((k: { id: string }) => k.id === key.json.id).status).toBe("active")
   })
 
+  it("answers an empty multipart body on a DELETE that reads a body with 415, not 500, and deletes nothing", async () => {
+    const t = await host.tenant()
+    const path = `/v1/organizations/${t.organization.id}`
+    const r = await t.sreq("DELETE", path, { headers: { "content-type": "multipart/form-data; boundary=x" } })
+    expect([r.status, r.json]).toEqual([415, { error: { code: "FST_ERR_CTP_INVALID_MEDIA_TYPE", message: expect.any(String) } }])
+    expect((await t.req("GET", "/v1/organizations/me")).status).toBe(200)
+  })
+
   it("refuses a body nested deeper than 64 levels with 422 before checking it, and takes 64", async () => {
     const t = await host.tenant()
     const nested = (depth: number) => "[".repeat(depth - 1) + "1" + "]".repeat(depth - 1)
