@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { envelope } from "./Errors.js"
 
@@ -19,11 +19,20 @@ const answer = (error: NodeJS.ErrnoException) => {
 }
 
 /**
+ * An HTTP/1.1 request must name its host (RFC 9112, 3.2). Node refuses one that does not with
+ * a bare 400 and no body before any handler runs; it is refused here instead, in the envelope,
+ * as any other request that is not valid HTTP.
+ */
+const lacksHost = (request: IncomingMessage) =>
+  request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined
+
+/**
  * The Node server under the HTTP host. Requests Node refuses before any handler runs (an
- * oversized request line, malformed HTTP) still get the API's error envelope.
+ * oversized request line, malformed HTTP, an HTTP/1.1 request without a Host header) still
+ * get the API's error envelope.
  */
 export const makeNodeServer = (): Server => {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES })
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false })
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
     const { status, body } = answer(error)
@@ -32,5 +41,18 @@ export const makeNodeServer = (): Server => {
       `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`
     )
   })
+  // The host's request listener is added later, by the platform: such a request never reaches it.
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+  server.emit = ((event: string | symbol, ...args: Array<unknown>) => {
+    if (event === "request" && lacksHost(args[0] as IncomingMessage)) {
+      const { status, body } = answer(Object.assign(new Error("missing Host header"), { code: "HPE_MISSING_HOST" }))
+      const text = JSON.stringify(body)
+      const response = args[1] as ServerResponse
+      response.shouldKeepAlive = false
+      response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), connection: "close" }).end(text)
+      return true
+    }
+    return emit(event, ...args)
+  }) as typeof server.emit
   return server
 }

@@ -254,6 +254,28 @@ describe("the error envelope at the edges", () => {
     expect((await t.req("POST", "/v1/products", bodies[0])).status).toBe(400)
   })
 
+  it("answers an HTTP/1.1 request without a Host header with 400 in the envelope, and runs nothing", async () => {
+    const t = await host.tenant()
+    for (const path of ["/healthz", "/v1/brands"]) {
+      const { socket, received, closed } = rawConnection()
+      socket.write([
+        `POST ${path} HTTP/1.1`, `authorization: Bearer ${t.apiKey}`, "content-type: application/json",
+        "content-length: 19", "", "{\"name\":\"Hostless\"}"
+      ].join("\r\n"))
+      await closed
+      const [head = "", body = ""] = received().split("\r\n\r\n")
+      expect(head).toMatch(/^HTTP\/1\.1 400 /)
+      expect(head.toLowerCase()).toContain("content-type: application/json")
+      expect(JSON.parse(body)).toEqual({ error: { code: "bad_request", message: "the request is not valid HTTP" } })
+    }
+    expect((await t.req("GET", "/v1/brands")).json).toEqual([])
+    // HTTP/1.0 has no Host header to require.
+    const { socket, received, closed } = rawConnection()
+    socket.write("GET /healthz HTTP/1.0\r\n\r\n")
+    await closed
+    expect(received()).toMatch(/^HTTP\/1\.1 200 /)
+  })
+
   it("reads a declared body somewhat over the limit before its 413, so a client still sending it hears the answer", async () => {
     const t = await host.tenant()
     // Answering and closing at once made about every other fetch of a client in another
