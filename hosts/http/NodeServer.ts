@@ -18,6 +18,13 @@ const answer = (error: NodeJS.ErrnoException) => {
   }
 }
 
+/** Answers a request no handler of the host sees, in the envelope, and closes the connection: its body is left unread. */
+const refuse = (response: ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body)
+  response.shouldKeepAlive = false
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), connection: "close" }).end(text)
+}
+
 /**
  * An HTTP/1.1 request must name its host (RFC 9112, 3.2). Node refuses one that does not with
  * a bare 400 and no body before any handler runs; it is refused here instead, in the envelope,
@@ -41,15 +48,22 @@ export const makeNodeServer = (): Server => {
       `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`
     )
   })
+  // Node answers these itself, a bare 417 for an `Expect` other than `100-continue` and no
+  // answer at all to a CONNECT, unless a listener takes them: neither reaches the host.
+  server.on("checkExpectation", (_request: IncomingMessage, response: ServerResponse) => {
+    refuse(response, 417, envelope("expectation_failed", "only the expectation 100-continue is met"))
+  })
+  server.on("connect", (_request: IncomingMessage, socket: Duplex) => {
+    const text = JSON.stringify(envelope("not_found", "no such route"))
+    socket.on("error", () => socket.destroy())
+    socket.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`)
+  })
   // The host's request listener is added later, by the platform: such a request never reaches it.
   const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
   server.emit = ((event: string | symbol, ...args: Array<unknown>) => {
     if (event === "request" && lacksHost(args[0] as IncomingMessage)) {
       const { status, body } = answer(Object.assign(new Error("missing Host header"), { code: "HPE_MISSING_HOST" }))
-      const text = JSON.stringify(body)
-      const response = args[1] as ServerResponse
-      response.shouldKeepAlive = false
-      response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), connection: "close" }).end(text)
+      refuse(args[1] as ServerResponse, status, body)
       return true
     }
     return emit(event, ...args)

@@ -276,6 +276,27 @@ describe("the error envelope at the edges", () => {
     expect(received()).toMatch(/^HTTP\/1\.1 200 /)
   })
 
+  it("answers an expectation it cannot meet with 417 and a CONNECT with 404, both in the envelope, and runs nothing", async () => {
+    const t = await host.tenant()
+    const answered = async (request: string) => {
+      const { socket, received, closed } = rawConnection()
+      socket.write(request)
+      await closed
+      const [head = "", body = ""] = received().split("\r\n\r\n")
+      return { head, body: JSON.parse(body) as unknown }
+    }
+    const expecting = await answered([
+      "POST /v1/brands HTTP/1.1", "host: x", `authorization: Bearer ${t.apiKey}`, "content-type: application/json",
+      "expect: 200-ok", "content-length: 15", "connection: close", "", "{\"name\":\"Kept\"}"
+    ].join("\r\n"))
+    expect(expecting.head).toMatch(/^HTTP\/1\.1 417 /)
+    expect(expecting.body).toEqual({ error: { code: "expectation_failed", message: expect.any(String) } })
+    expect((await t.req("GET", "/v1/brands")).json).toEqual([])
+    const connect = await answered("CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n")
+    expect(connect.head).toMatch(/^HTTP\/1\.1 404 /)
+    expect(connect.body).toEqual({ error: { code: "not_found", message: "no such route" } })
+  })
+
   it("reads a declared body somewhat over the limit before its 413, so a client still sending it hears the answer", async () => {
     const t = await host.tenant()
     // Answering and closing at once made about every other fetch of a client in another
