@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { searchText } from "../../core/catalog/Text.js"
 import { productIndex, productSearchText } from "../../core/products/ProductValues.js"
 import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { chunksOf, StoredValuesColumn } from "./Columns.js"
@@ -91,3 +92,16 @@ export const refreshFamilyHolders = (sql: SqlClient.SqlClient, organizationId: s
       where organization_id = ${organizationId} and family_id = ${familyId} and ${holds}`.pipe(Effect.flatMap(IdRows))
     yield* refreshProductIndex(sql, organizationId, rows.map((r) => r.id))
   }).pipe(Effect.orDie)
+
+/** Writes the folded name (`name_text`) of these products from their names; Postgres a chunk in one statement. */
+export const writeNameTexts = (sql: SqlClient.SqlClient, products: ReadonlyArray<{ readonly id: string; readonly name: string }>) =>
+  Effect.forEach(chunksOf(products, 500), (chunk) => {
+    const named = chunk.map((r) => ({ id: r.id, text: searchText([r.name]) }))
+    return sql.onDialectOrElse({
+      pg: () =>
+        Effect.asVoid(sql`update products set name_text = named.text
+          from unnest(${named.map((n) => n.id)}::uuid[], ${named.map((n) => n.text)}::text[]) as named (id, text)
+          where products.id = named.id`),
+      orElse: () => Effect.forEach(named, (n) => sql`update products set name_text = ${n.text} where id = ${n.id}`, { discard: true })
+    })
+  }, { discard: true })

@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { searchText } from "../../../core/catalog/Text.js"
-import { chunksOf } from "../Columns.js"
+import { writeNameTexts } from "../ProductIndexRefresh.js"
 import { CURRENT_ORG } from "../Rls.js"
 
 const Names = Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String }))
@@ -18,14 +17,7 @@ export default Effect.gen(function*() {
   const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   yield* sql.unsafe(`ALTER TABLE products ADD COLUMN name_text text NOT NULL DEFAULT ''`)
   const rows = yield* sql`select id, name from products`.pipe(Effect.flatMap(Schema.decodeUnknown(Names)))
-  for (const chunk of chunksOf(rows, 500)) {
-    const named = chunk.map((r) => ({ id: r.id, text: searchText([r.name]) }))
-    yield* pg
-      ? sql`update products set name_text = named.text
-          from unnest(${named.map((n) => n.id)}::uuid[], ${named.map((n) => n.text)}::text[]) as named (id, text)
-          where products.id = named.id`
-      : Effect.forEach(named, (n) => sql`update products set name_text = ${n.text} where id = ${n.id}`, { discard: true })
-  }
+  yield* writeNameTexts(sql, rows)
   if (pg) {
     yield* sql.unsafe(`CREATE INDEX products_name_trgm ON products USING gin (name_text gin_trgm_ops)`)
     yield* sql.unsafe(`CREATE OR REPLACE VIEW tenant_products AS SELECT * FROM products WHERE organization_id = ${CURRENT_ORG}`)

@@ -1,8 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { searchText } from "../../../core/catalog/Text.js"
-import { chunksOf } from "../Columns.js"
-import { refreshSearchText } from "../ProductIndexRefresh.js"
+import { refreshSearchText, writeNameTexts } from "../ProductIndexRefresh.js"
 
 const Rows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, name: Schema.String }))
 const Ids = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String }))
@@ -50,14 +48,7 @@ export default Effect.gen(function*() {
     )
     : []
   if (trigger !== undefined) yield* sql.unsafe("DROP TRIGGER products_fts_update")
-  for (const chunk of chunksOf(renamed, 500)) {
-    const named = chunk.map((r) => ({ id: r.id, text: searchText([r.name]) }))
-    yield* pg
-      ? sql`update products set name_text = named.text
-          from unnest(${named.map((n) => n.id)}::uuid[], ${named.map((n) => n.text)}::text[]) as named (id, text)
-          where products.id = named.id`
-      : Effect.forEach(named, (n) => sql`update products set name_text = ${n.text} where id = ${n.id}`, { discard: true })
-  }
+  yield* writeNameTexts(sql, renamed)
   for (const [organizationId, ids] of byOrganization) yield* refreshSearchText(sql, organizationId, [...ids])
   if (trigger !== undefined) {
     yield* sql.unsafe("INSERT INTO products_fts (products_fts) VALUES ('rebuild')")
