@@ -27,9 +27,9 @@ export const ProductsLive = HttpApiBuilder.group(CatalogApi, "products", (handle
           if (issues.length > 0) refused.set(index, ValidationFailed.of(issues))
         })
         const kept = payload.items.flatMap((_, index) => (refused.has(index) ? [] : [index]))
-        return Effect.map(products.bulk(refused.size === 0 ? payload.items : kept.map((i) => payload.items[i])), (results) => ({
+        return Effect.map(products.bulk(kept.map((i) => payload.items[i])), (results) => ({
           results: [
-            ...results.map((r) => ({ ...r, index: refused.size === 0 ? r.index : kept[r.index] ?? r.index })),
+            ...results.map((r) => ({ ...r, index: kept[r.index] ?? r.index })),
             ...[...refused].map(([index, error]) => ({ ok: false as const, index, error }))
           ]
             .sort((a, b) => a.index - b.index)
