@@ -8,8 +8,13 @@ import { migrations } from "./migrations/index.js"
 /** The migrator's own record of what ran. */
 const TABLE = "effect_sql_migrations"
 
+/** A set of migrations by id, `<number>_<name>`, as `migrations/index.ts` lists them. */
+export type Migrations = Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>
+
+const newestOf = (record: Migrations) => Math.max(...Object.keys(record).map((key) => Number(key.split("_")[0])))
+
 /** The newest migration this version knows. */
-export const latestKnownMigration = Math.max(...Object.keys(migrations).map((key) => Number(key.split("_")[0])))
+export const latestKnownMigration = newestOf(migrations)
 
 /** The database was migrated by a newer version of the service: this one would run on a schema it does not know. */
 export class DatabaseTooNew extends Schema.TaggedError<DatabaseTooNew>()("DatabaseTooNew", {
@@ -21,6 +26,20 @@ export class DatabaseTooNew extends Schema.TaggedError<DatabaseTooNew>()("Databa
   }
 }
 
+/**
+ * The migrator could not record the migrations it was about to run (a full disk, a timeout):
+ * it ran none of them, and took the failure for another process running them. This one would
+ * go on with the schema as it was.
+ */
+export class MigrationsNotRecorded extends Schema.TaggedError<MigrationsNotRecorded>()("MigrationsNotRecorded", {
+  latest: Schema.Number,
+  known: Schema.Number
+}) {
+  override get message() {
+    return `the migrations could not be recorded: the database stays at migration ${this.latest}, this version needs ${this.known}`
+  }
+}
+
 const Latest = Schema.Array(Schema.Struct({ latest: Schema.NullOr(IntColumn) }))
 
 /** SQLite kept its write lock with another connection past the busy timeout. */
@@ -28,18 +47,10 @@ const isBusy = (error: unknown) =>
   error instanceof SqlError && typeof (error.cause as { code?: unknown } | undefined)?.code === "string" &&
   String((error.cause as { code: string }).code).startsWith("SQLITE_BUSY")
 
-const runPending = Migrator.make({})({ loader: Migrator.fromRecord(migrations) })
-
-/**
- * Runs every pending migration, one process at a time. Processes that start together on one
- * database (two hosts, a host and an app embedding the catalog) take turns: the first applies
- * the migrations in one transaction, the others wait for it and then find nothing to do. The
- * migrator alone would let them race: on Postgres its check-then-create of its table failed
- * on the loser's `CREATE TABLE`, and on SQLite a process that could not record its run went
- * on as if migrated while the other was still at work. A database that a newer version has
- * migrated is refused: this version does not know its schema.
- */
-export const migrate = Effect.gen(function*() {
+/** `migrate` over the given migrations instead of this version's. */
+export const migrateWith = (record: Migrations) => Effect.gen(function*() {
+  const known = newestOf(record)
+  const runPending = Migrator.make({})({ loader: Migrator.fromRecord(record) })
   const sql = yield* SqlClient.SqlClient
   const isPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const createTable = sql.onDialectOrElse({
@@ -55,13 +66,31 @@ export const migrate = Effect.gen(function*() {
   const turn = isPostgres
     ? Effect.zipRight(sql`select pg_advisory_xact_lock(hashtextextended('catalog:migrations', 0))`, createTable)
     : sql`delete from ${sql(TABLE)} where 1 = 0`
+  const recorded = sql`select max(migration_id) as latest from ${sql(TABLE)}`.withoutTransform.pipe(
+    Effect.flatMap(Schema.decodeUnknown(Latest)),
+    Effect.map(([row]) => row?.latest ?? 0)
+  )
   const run = sql.withTransaction(Effect.gen(function*() {
     yield* turn
-    const [row] = yield* sql`select max(migration_id) as latest from ${sql(TABLE)}`.withoutTransform.pipe(Effect.flatMap(Schema.decodeUnknown(Latest)))
-    const latest = row?.latest ?? 0
-    if (latest > latestKnownMigration) return yield* new DatabaseTooNew({ latest, known: latestKnownMigration })
-    return yield* runPending
+    const latest = yield* recorded
+    if (latest > known) return yield* new DatabaseTooNew({ latest, known })
+    const applied = yield* runPending
+    // Holding the turn, no other process can be running them: the migrator's "already running"
+    // is a failure to write its record.
+    if ((yield* recorded) < known) return yield* new MigrationsNotRecorded({ latest, known })
+    return applied
   }))
   // A SQLite migration longer than the busy timeout: wait for it in further turns.
   return yield* run.pipe(Effect.retry({ while: isBusy, schedule: Schedule.spaced("1 second"), times: 600 }))
 })
+
+/**
+ * Runs every pending migration, one process at a time. Processes that start together on one
+ * database (two hosts, a host and an app embedding the catalog) take turns: the first applies
+ * the migrations in one transaction, the others wait for it and then find nothing to do. The
+ * migrator alone would let them race: on Postgres its check-then-create of its table failed
+ * on the loser's `CREATE TABLE`, and on SQLite a process that could not record its run went
+ * on as if migrated while the other was still at work. A database that a newer version has
+ * migrated is refused: this version does not know its schema.
+ */
+export const migrate = migrateWith(migrations)

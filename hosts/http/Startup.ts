@@ -35,6 +35,8 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: Host
           return Option.some(`cannot start: DATABASE_URL: the database refused the migrations (${error.message}: ${rootMessage(error)})`)
         }
         break
+      case "MigrationsNotRecorded":
+        return Option.some(`cannot start: DATABASE_URL: the database refused the migrations (${error instanceof Error ? error.message : "not recorded"})`)
       case "DatabaseTooNew":
         return Option.some(`cannot start: DATABASE_URL: ${error instanceof Error ? error.message : "the database is newer than this version"}`)
       case "ServeError":

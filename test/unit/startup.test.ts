@@ -3,7 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Cause, ConfigProvider, Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { hostConfig } from "../../hosts/http/Config.js"
-import { DatabaseTooNew } from "../../adapters/sql/Migrate.js"
+import { DatabaseTooNew, MigrationsNotRecorded } from "../../adapters/sql/Migrate.js"
 import { describeStartupFailure } from "../../hosts/http/Startup.js"
 
 const config = Effect.runSync(Effect.either(hostConfig).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))).pipe(
@@ -28,6 +28,14 @@ describe("a start that fails on the outside world", () => {
     expect(describeStartupFailure(Cause.die(new DatabaseTooNew({ latest: 31, known: 27 })), config)).toEqual(
       Option.some(
         "cannot start: DATABASE_URL: the database was migrated by a newer version of the service (migration 31; this version knows up to 27)"
+      )
+    )
+  })
+
+  it("names DATABASE_URL when the database could not record the migrations", () => {
+    expect(describeStartupFailure(Cause.die(new MigrationsNotRecorded({ latest: 20, known: 30 })), config)).toEqual(
+      Option.some(
+        "cannot start: DATABASE_URL: the database refused the migrations (the migrations could not be recorded: the database stays at migration 20, this version needs 30)"
       )
     )
   })
