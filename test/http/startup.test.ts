@@ -3,12 +3,18 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { Effect, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, type Layer, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
+import { latestKnownMigration } from "../../adapters/sql/Migrate.js"
+import { migrate } from "../../adapters/sql/SqlStorage.js"
+import * as SqliteStorage from "../../adapters/sqlite/SqliteStorage.js"
 import { freshDatabase, postgresAvailable } from "../support/Postgres.js"
 import { freePort } from "../support/Ports.js"
 
 const root = resolve(import.meta.dirname, "../..")
+const withPostgres = await postgresAvailable()
 const dir = mkdtempSync(join(tmpdir(), "catalog-startup-"))
 const aFile = join(dir, "a-file")
 writeFileSync(aFile, "")
@@ -71,6 +77,46 @@ describe("start-up on an unusable database, address or data folder", () => {
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(expected[i]!)
     })
+  }, 120_000)
+})
+
+/** Migrates the database and records a migration one newer than this version knows, as a newer version would have. */
+const migratedByANewerVersion = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  Effect.runPromise(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* migrate
+    yield* sql`insert into effect_sql_migrations (migration_id, name) values (${latestKnownMigration + 1}, 'from_a_newer_version')`.withoutTransform
+  }).pipe(Effect.provide(client), Effect.scoped))
+
+/** How many organizations the database holds: a host that started would have made the bootstrap one. */
+const organizations = (client: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`select count(*) as n from organizations`).pipe(
+    Effect.map((rows) => Number(rows[0]?.n)),
+    Effect.provide(client),
+    Effect.scoped
+  ))
+
+/** The host refuses a database a newer version migrated, and leaves it as it was. */
+const refusesNewer = async (url: string, client: Layer.Layer<SqlClient.SqlClient, unknown>) => {
+  await migratedByANewerVersion(client)
+  const { code, output } = await start({ PORT: String(await freePort()), DATABASE_URL: url, CATALOG_TENANCY: "single" })
+  expect({ code, lines: output.trim().split("\n") }).toEqual({
+    code: 1,
+    lines: [
+      `cannot start: DATABASE_URL: the database was migrated by a newer version of the service (migration ${latestKnownMigration + 1}; this version knows up to ${latestKnownMigration})`
+    ]
+  })
+  expect(await organizations(client)).toBe(0)
+}
+
+describe("start-up on a database a newer version migrated", () => {
+  it("stops with one line naming DATABASE_URL and both versions, and writes nothing (SQLite file)", async () => {
+    const filename = join(dir, "newer.db")
+    await refusesNewer(`sqlite:${filename}`, SqliteStorage.client(filename))
+  }, 120_000)
+
+  it.runIf(withPostgres)("stops with one line naming DATABASE_URL and both versions, and writes nothing (Postgres)", async () => {
+    await Effect.runPromise(Effect.scoped(Effect.flatMap(freshDatabase, (url) => Effect.promise(() => refusesNewer(url, PostgresStorage.client(url, 1))))))
   }, 120_000)
 })
 
@@ -152,7 +198,6 @@ const startTogether = async (databaseUrl: string) => {
   }
 }
 
-const withPostgres = await postgresAvailable()
 
 describe("hosts that start at the same time on one new database", () => {
   it("agree on the bootstrap organization and key (SQLite file)", () => startTogether(`sqlite:${join(dir, "together.db")}`), 120_000)
