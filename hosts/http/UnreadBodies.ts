@@ -29,6 +29,14 @@ const drained = (incoming: IncomingMessage): Effect.Effect<boolean> =>
     // Pre-response handlers run uninterruptibly: without this the timeout would wait for the end.
   }).pipe(Effect.interruptible, Effect.timeoutTo({ duration: "2 seconds", onSuccess: (ended) => ended, onTimeout: () => false }))
 
+/**
+ * A request carries a body only when it declares one (RFC 9112 6.3): without `Content-Length`
+ * and `Transfer-Encoding` there is nothing left unread, though Node marks such a request
+ * complete only once someone has read its (empty) stream.
+ */
+const bodiless = (headers: Readonly<Record<string, string | undefined>>): boolean =>
+  headers["transfer-encoding"] === undefined && (headers["content-length"] === undefined || headers["content-length"].trim() === "0")
+
 const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
   const close = Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
   const incoming = NodeHttpServerRequest.toIncomingMessage(request)
@@ -37,7 +45,7 @@ const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
     // Answered on a closed connection however it ends; read first so that the client hears it.
     return incoming.complete || !(declared <= DRAINED_BYTES) ? close : Effect.zipRight(drained(incoming), close)
   }
-  if (response.status < 400 || incoming.complete) return Effect.succeed(response)
+  if (response.status < 400 || incoming.complete || bodiless(request.headers)) return Effect.succeed(response)
   if (!(declared <= DRAINED_BYTES)) return close
   return Effect.flatMap(drained(incoming), (ended) => (ended ? Effect.succeed(response) : close))
 }
@@ -50,7 +58,8 @@ const closeIfUnread: HttpApp.PreResponseHandler = (request, response) => {
  * forever, and closing it while the client still sends makes the client's next write fail
  * before it reads the answer. A body declared up to 1 GiB is read to its end and dropped,
  * then answered on a connection that stays open; anything larger, streamed, or slower than
- * 2 s, is answered with `Connection: close`. A 413 always closes the connection, after reading
+ * 2 s, is answered with `Connection: close`. A request that declares no body keeps its
+ * connection whatever the answer. A 413 always closes the connection, after reading
  * and dropping a declared body of up to 1 GiB (for at most 2 s) so that the client gets to
  * read it. A pre-response handler sees every response,
  * those made from typed failures too.

@@ -559,3 +559,55 @@ describe("the error envelope at the edges", () => {
     expect(r.json.error.code).toBe("validation_failed")
   })
 })
+
+describe("keep-alive after an error", () => {
+  /** Sends each request in turn on one connection, each after the whole answer to the one before. */
+  const onOneConnection = async (requests: ReadonlyArray<string>) => {
+    const { socket, received, closed } = rawConnection()
+    let isClosed = false
+    void closed.then(() => (isClosed = true))
+    const answers: Array<{ head: string; body: string }> = []
+    let consumed = 0
+    for (const request of requests) {
+      socket.write(request)
+      const answer = await new Promise<{ head: string; body: string }>((resolve, reject) => {
+        const check = () => {
+          const text = received().slice(consumed)
+          const end = text.indexOf("\r\n\r\n")
+          if (end >= 0) {
+            const head = text.slice(0, end)
+            const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0)
+            if (text.length >= end + 4 + length) {
+              consumed += end + 4 + length
+              return resolve({ head, body: text.slice(end + 4, end + 4 + length) })
+            }
+          }
+          if (isClosed) return reject(new Error(`closed after ${JSON.stringify(received())}`))
+          setTimeout(check, 5)
+        }
+        check()
+      })
+      answers.push(answer)
+    }
+    socket.destroy()
+    return answers
+  }
+
+  it("keeps the connection of a bodyless request open after a 401, 404 or 422, and answers the next request on it", async () => {
+    const t = await host.tenant()
+    const get = (path: string, auth?: string) =>
+      [`GET ${path} HTTP/1.1`, "host: x", ...(auth === undefined ? [] : [`authorization: Bearer ${auth}`]), "", ""].join("\r\n")
+    const answers = await onOneConnection([
+      get("/v1/products"),
+      get("/v1/no-such-thing", t.apiKey),
+      get("/v1/products?colour=red", t.apiKey),
+      get(`/v1/products/${randomUUID()}`, t.apiKey),
+      ["DELETE /v1/brands/" + randomUUID() + " HTTP/1.1", "host: x", `authorization: Bearer ${t.apiKey}`, "content-length: 0", "", ""].join("\r\n"),
+      get("/healthz")
+    ])
+    expect(answers.map((a) => [Number(a.head.split(" ")[1]), /^connection: close/im.test(a.head)])).toEqual([
+      [401, false], [404, false], [422, false], [404, false], [404, false], [200, false]
+    ])
+    expect(JSON.parse(answers[5]?.body ?? "").status).toBe("ok")
+  })
+})
