@@ -63,3 +63,208 @@ describe("money", () => {
     expect([over.status, over.json.error.details.issues[0].path]).toEqual([422, ["options", 0, "priceAdjustment", "amount_cents"]])
   })
 })
+
+describe("Product", () => {
+  it("answers a created product with the specification's fields and defaults, list-only fields only in list items", async () => {
+    const { t, familyId, create } = await withFamily({})
+    const created = await t.req("POST", "/v1/products", { body: { familyId, name: "Plain" } })
+    expect(created.status).toBe(201)
+    const fields = ["attributes", "brandId", "createdAt", "createdBy", "familyId", "id", "name", "organizationId", "slug", "status", "tags", "updatedAt", "updatedBy"]
+    expect(Object.keys(created.json).sort()).toEqual(fields)
+    expect(created.json).toMatchObject({ familyId, name: "Plain", status: "draft", brandId: null, attributes: {}, tags: [], organizationId: t.organization.id })
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
+    expect([created.json.createdAt, created.json.updatedAt]).toEqual([expect.stringMatching(iso), expect.stringMatching(iso)])
+    for (const by of [created.json.createdBy, created.json.updatedBy]) expect(by === null || /^[0-9a-f-]{36}$/.test(by)).toBe(true)
+    const read = await t.req("GET", `/v1/products/${created.json.id}`)
+    expect(Object.keys(read.json).sort()).toEqual(fields)
+    const patched = await t.req("PATCH", `/v1/products/${created.json.id}`, { body: { name: "Plainer" } })
+    expect(Object.keys(patched.json).sort()).toEqual(fields)
+    const listed = await t.req("GET", "/v1/products")
+    expect(Object.keys(listed.json.data[0]).sort()).toEqual([...fields, "categoryIds", "thumbnailUrl"].sort())
+    expect(listed.json.data[0]).toMatchObject({ categoryIds: [], thumbnailUrl: null })
+    // List endpoints accept locale and channel but do not resolve values.
+    await create({ name: "Other" })
+    const localized = await t.req("GET", "/v1/products?locale=en&channel=web")
+    expect([localized.status, localized.json.data.some((p: object) => "resolvedAttributes" in p)]).toEqual([200, false])
+    const resolved = await t.req("GET", `/v1/products/${created.json.id}?channel=web`)
+    expect(resolved.json.resolvedAttributes).toEqual({})
+  })
+
+  it("requires familyId and a name of at least one character, and each value entry's locale and channel keys", async () => {
+    const { t, familyId } = await withFamily({ colour: "text" })
+    const r = async (body: unknown) => {
+      const answer = await t.req("POST", "/v1/products", { body })
+      return [answer.status, answer.json.error?.code, answer.json.error?.details?.issues.map((i: { path: unknown }) => i.path)]
+    }
+    expect(await r({ name: "No family" })).toEqual([422, "validation_failed", [["familyId"]]])
+    expect(await r({ familyId, name: "" })).toEqual([422, "validation_failed", [["name"]]])
+    expect(await r({ familyId })).toEqual([422, "validation_failed", [["name"]]])
+    expect(await r({ familyId, name: "x", attributes: { colour: [{ channel: null, value: "red" }] } })).toEqual([422, "validation_failed", [["attributes", "colour", 0, "locale"]]])
+    expect(await r({ familyId, name: "x", attributes: { colour: [{ locale: null, value: "red" }] } })).toEqual([422, "validation_failed", [["attributes", "colour", 0, "channel"]]])
+    expect(await r({ familyId, name: "x", status: "published" })).toEqual([422, "validation_failed", [["status"]]])
+    expect(await r({ familyId: uuid(), name: "Unknown family" })).toEqual([422, "validation_failed", [["familyId"]]])
+    expect((await t.req("GET", "/v1/products?withTotal=1")).json.total).toBe(0)
+  })
+
+  it("refuses a value an unlocalizable or unscopable attribute cannot carry, an undeclared code, and a value of the wrong shape", async () => {
+    const { t, familyId } = await withFamily({ colour: "text", size: { type: "number", isLocalizable: true, isScopable: true } })
+    const r = async (attributes: unknown) => {
+      const answer = await t.req("POST", "/v1/products", { body: { familyId, name: "x", attributes } })
+      return [answer.status, answer.json.error?.details?.issues.map((i: { path: unknown }) => i.path)]
+    }
+    expect(await r({ colour: [{ locale: "en", channel: null, value: "red" }] })).toEqual([422, [["attributes", "colour", 0, "locale"]]])
+    expect(await r({ colour: [{ locale: null, channel: "web", value: "red" }] })).toEqual([422, [["attributes", "colour", 0, "channel"]]])
+    expect(await r({ weight: at(1) })).toEqual([422, [["attributes", "weight"]]])
+    expect(await r({ size: at("large") })).toEqual([422, [["attributes", "size", 0, "value"]]])
+    expect((await t.req("POST", "/v1/products", { body: { familyId, name: "x", attributes: { size: [{ locale: "en", channel: "web", value: 4 }] } } })).status).toBe(201)
+  })
+
+  it("answers 409 conflict for a slug taken in the organization, on create and update, and takes it in another organization", async () => {
+    const { t, create } = await withFamily({})
+    const first = await create({ name: "First", slug: "taken" })
+    const second = await create({ name: "Second" })
+    const clash = await t.req("POST", "/v1/products", { body: { familyId: (await t.req("GET", `/v1/products/${first.id}`)).json.familyId, name: "Again", slug: "taken" } })
+    expect([clash.status, clash.json.error.code]).toEqual([409, "conflict"])
+    const renamed = await t.req("PATCH", `/v1/products/${second.id}`, { body: { slug: "taken" } })
+    expect([renamed.status, renamed.json.error.code]).toEqual([409, "conflict"])
+    const other = await withFamily({})
+    expect((await other.create({ name: "Elsewhere", slug: "taken" })).slug).toBe("taken")
+    for (const slug of ["Taken", "taken_1", "tak en"]) {
+      const bad = await t.req("PATCH", `/v1/products/${second.id}`, { body: { slug } })
+      expect([slug, bad.status, bad.json.error.details.issues[0].path]).toEqual([slug, 422, ["slug"]])
+    }
+  })
+
+  it("refuses 422 validation_failed a write setting active while a required attribute is unfilled, and leaves the product unchanged", async () => {
+    const { t, familyId, create } = await withFamily({ sku: { type: "text", requirement: "required" } })
+    const refused = await t.req("POST", "/v1/products", { body: { familyId, name: "Bare", status: "active" } })
+    expect([refused.status, refused.json.error.code, refused.json.error.details.issues[0].path]).toEqual([422, "validation_failed", ["attributes", "sku"]])
+    const draft = await create({ name: "Draft" })
+    const patch = await t.req("PATCH", `/v1/products/${draft.id}`, { body: { status: "active", name: "Renamed" } })
+    expect(patch.status).toBe(422)
+    expect((await t.req("GET", `/v1/products/${draft.id}`)).json).toMatchObject({ status: "draft", name: "Draft", updatedAt: draft.updatedAt })
+    const filled = await t.req("PATCH", `/v1/products/${draft.id}`, { body: { status: "active", attributes: { sku: at("A-1") } } })
+    expect([filled.status, filled.json.status]).toEqual([200, "active"])
+  })
+
+  it("emits product.created on create and product.updated with changed_fields on update, into the audit log", async () => {
+    const { t, create } = await withFamily({})
+    const p = await create({ name: "Logged" })
+    await t.req("PATCH", `/v1/products/${p.id}`, { body: { name: "Logged again" } })
+    const log = await t.req("GET", `/v1/audit-log?entity_type=product&entity_id=${p.id}`)
+    const entries = log.json.data as Array<{ name: string; actor: { type: string }; payload: Record<string, unknown> }>
+    expect(entries.map((e) => e.name).sort()).toEqual(["product.created", "product.updated"])
+    expect(entries.every((e) => e.actor.type === "api_key")).toBe(true)
+    expect(entries.find((e) => e.name === "product.updated")?.payload.changed_fields).toEqual(["name"])
+  })
+
+  it("answers 404 not_found for another organization's product, exactly as for one that does not exist", async () => {
+    const mine = await withFamily({})
+    const p = await mine.create({ name: "Mine" })
+    const other = await host.tenant()
+    const theirs = await other.req("GET", `/v1/products/${p.id}`)
+    const missing = uuid()
+    const nowhere = await other.req("GET", `/v1/products/${missing}`)
+    expect([theirs.status, theirs.json]).toEqual([404, JSON.parse(JSON.stringify(nowhere.json).replace(missing, p.id))])
+    expect((await other.req("PATCH", `/v1/products/${p.id}`, { body: { name: "Stolen" } })).status).toBe(404)
+    expect((await other.req("DELETE", `/v1/products/${p.id}`)).status).toBe(404)
+    expect((await other.req("GET", `/v1/products?ids=${p.id}&withTotal=1`)).json.total).toBe(0)
+    expect((await mine.t.req("GET", `/v1/products/${p.id}`)).json.name).toBe("Mine")
+  })
+})
+
+describe("list parameters", () => {
+  it("answers {data, limit, offset, hasMore} with total only when withTotal is true or 1, limit 50 and offset 0 by default", async () => {
+    const { t, create } = await withFamily({})
+    for (let i = 0; i < 52; i++) await create({ name: `P${String(i).padStart(2, "0")}` })
+    const page = await t.req("GET", "/v1/products")
+    expect(Object.keys(page.json).sort()).toEqual(["data", "hasMore", "limit", "offset"])
+    expect([page.json.data.length, page.json.limit, page.json.offset, page.json.hasMore]).toEqual([50, 50, 0, true])
+    for (const [value, total] of [["true", 52], ["1", 52], ["false", undefined], ["0", undefined]] as const) {
+      expect([value, (await t.req("GET", `/v1/products?withTotal=${value}`)).json.total]).toEqual([value, total])
+    }
+    const last = await t.req("GET", "/v1/products?limit=2&offset=50")
+    expect([last.json.data.length, last.json.hasMore, last.json.limit, last.json.offset]).toEqual([2, false, 2, 50])
+    expect((await t.req("GET", "/v1/products?limit=200")).json.data.length).toBe(52)
+    expect((await t.req("GET", "/v1/products?offset=52")).json).toEqual({ data: [], limit: 50, offset: 52, hasMore: false })
+    for (const bad of ["limit=0", "limit=201", "limit=1.5", "offset=-1", "offset=x", "withTotal=yes", "sortDir=up", "sortBy=price", "status=deleted"]) {
+      const r = await t.req("GET", `/v1/products?${bad}`)
+      expect([bad, r.status, r.json.error.details.issues[0].path]).toEqual([bad, 422, [bad.split("=")[0]]])
+    }
+  })
+
+  it("filters by status, familyId, slug exactly, brand by name or slug, brandId, ids and updatedSince", async () => {
+    const { t, familyId, create } = await withFamily({})
+    const otherFamily = await t.req("POST", "/v1/attribute-families", { body: { code: "other", label: { en: "Other" } } })
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Acme Tools", slug: "acme" } })
+    const a = await create({ name: "Alpha", slug: "alpha", status: "active", brandId: brand.json.id })
+    const b = await create({ name: "Alphabet", slug: "alpha-bet", status: "archived" })
+    const c = (await t.req("POST", "/v1/products", { body: { familyId: otherFamily.json.id, name: "Gamma" } })).json
+    const list = async (query: string) => ids(await t.req("GET", `/v1/products?${query}`))
+    expect(await list("status=active")).toEqual([a.id])
+    expect(await list("status=draft")).toEqual([c.id])
+    expect(await list(`familyId=${familyId}`)).toEqual([a.id, b.id])
+    expect(await list("slug=alpha")).toEqual([a.id])
+    expect(await list("slug=alph")).toEqual([])
+    expect(await list("brand=acme")).toEqual([a.id])
+    expect(await list("brand=ACME%20tools")).toEqual([a.id])
+    expect(await list(`brandId=${brand.json.id}`)).toEqual([a.id])
+    expect(await list(`ids=${c.id}`)).toEqual([c.id])
+    expect(await list(`ids=${c.id}&ids=${a.id}`)).toEqual([a.id, c.id])
+    const later = await t.req("PATCH", `/v1/products/${a.id}`, { body: { name: "Alpha 2" } })
+    expect(await list(`updatedSince=${encodeURIComponent(later.json.updatedAt)}`)).toEqual([a.id])
+    for (const bad of ["familyId=x", "brandId=x", "ids=x", "connectorId=x", "categoryId=x", "updatedSince=yesterday", "slug="]) {
+      const r = await t.req("GET", `/v1/products?${bad}`)
+      expect([bad, r.status, r.json.error.details.issues[0].path[0]]).toEqual([bad, 422, bad.split("=")[0]])
+    }
+    expect(await list(`connectorId=${uuid()}`)).toEqual([])
+  })
+
+  it("filters a category self-only, or its whole subtree as one result set with includeDescendants true or 1", async () => {
+    const { t, create } = await withFamily({})
+    const root = (await t.req("POST", "/v1/categories", { body: { name: "Root" } })).json
+    const child = (await t.req("POST", "/v1/categories", { body: { name: "Child", parentId: root.id } })).json
+    const grandchild = (await t.req("POST", "/v1/categories", { body: { name: "Grandchild", parentId: child.id } })).json
+    const inRoot = await create({ name: "In root", categoryIds: [root.id] })
+    const inGrandchild = await create({ name: "In grandchild", categoryIds: [grandchild.id] })
+    const inBoth = await create({ name: "In both", categoryIds: [root.id, grandchild.id] })
+    await create({ name: "Uncategorized" })
+    const list = async (query: string) => ids(await t.req("GET", `/v1/products?categoryId=${root.id}&withTotal=1${query}`))
+    expect(await list("")).toEqual([inRoot.id, inBoth.id])
+    expect(await list("&includeDescendants=false")).toEqual([inRoot.id, inBoth.id])
+    expect(await list("&includeDescendants=0")).toEqual([inRoot.id, inBoth.id])
+    expect(await list("&includeDescendants=true")).toEqual([inRoot.id, inGrandchild.id, inBoth.id])
+    expect(await list("&includeDescendants=1&limit=2")).toEqual([inRoot.id, inGrandchild.id])
+    expect((await t.req("GET", `/v1/products?categoryId=${root.id}&includeDescendants=1&withTotal=1`)).json.total).toBe(3)
+    expect(ids(await t.req("GET", `/v1/products?categoryId=${child.id}`))).toEqual([])
+    expect((await t.req("GET", `/v1/products?categoryId=${root.id}&includeDescendants=yes`)).status).toBe(422)
+  })
+
+  it("sorts by name, slug, status, createdAt and updatedAt in either direction, ascending by default", async () => {
+    const { t, create } = await withFamily({})
+    const b = await create({ name: "banana", slug: "b-slug", status: "draft" })
+    const a = await create({ name: "Apple", slug: "c-slug", status: "active" })
+    const c = await create({ name: "cherry", slug: "a-slug", status: "archived" })
+    await t.req("PATCH", `/v1/products/${b.id}`, { body: { name: "banana!" } })
+    const order = async (query: string) => ids(await t.req("GET", `/v1/products?${query}`))
+    expect(await order("")).toEqual([b.id, a.id, c.id])
+    expect(await order("sortBy=name")).toEqual([a.id, b.id, c.id])
+    expect(await order("sortBy=name&sortDir=desc")).toEqual([c.id, b.id, a.id])
+    expect(await order("sortBy=slug")).toEqual([c.id, b.id, a.id])
+    expect(await order("sortBy=status&sortDir=asc")).toEqual([a.id, c.id, b.id])
+    expect(await order("sortBy=createdAt&sortDir=desc")).toEqual([c.id, a.id, b.id])
+    expect(await order("sortBy=updatedAt&sortDir=desc")).toEqual([b.id, c.id, a.id])
+  })
+
+  it("matches records carrying every listed tag, canonicalizing the filter values as on write", async () => {
+    const { t, create } = await withFamily({})
+    const both = await create({ name: "Both", tags: ["Summer Sale", "Blue"] })
+    const one = await create({ name: "One", tags: ["summer-sale"] })
+    await create({ name: "None", tags: ["red"] })
+    const list = async (query: string) => ids(await t.req("GET", `/v1/products?${query}`))
+    expect(await list("tag=summer-sale")).toEqual([both.id, one.id])
+    expect(await list(`tag=${encodeURIComponent("SUMMER  sale!")}&tag=blue`)).toEqual([both.id])
+    expect(await list(`tag=${encodeURIComponent("Sümmer_Sale")}`)).toEqual([both.id, one.id])
+    expect(await list("tag=blue&tag=red")).toEqual([])
+  })
+})
