@@ -268,3 +268,85 @@ describe("list parameters", () => {
     expect(await list("tag=blue&tag=red")).toEqual([])
   })
 })
+
+describe("attribute sort and filter", () => {
+  const numeric = {
+    price: "money",
+    weight: "number",
+    ratio: "decimal",
+    length: "measurement",
+    label_text: "text",
+    local_price: { type: "money", isLocalizable: true }
+  } as const
+
+  it("sorts and filters money by amount_cents whatever the currency, number and decimal by value, bounds inclusive", async () => {
+    const { t, create } = await withFamily(numeric)
+    const cheap = await create({ name: "Cheap", attributes: { price: at({ amount_cents: 999, currency: "JPY" }), weight: at(3), ratio: at("0.5") } })
+    const ten = await create({ name: "Ten", attributes: { price: at({ amount_cents: 1000, currency: "EUR" }), weight: at(1.5), ratio: at("10.25") } })
+    const dear = await create({ name: "Dear", attributes: { price: at({ amount_cents: 25000, currency: "USD" }), weight: at(-2), ratio: at("2") } })
+    const list = async (query: string) => ids(await t.req("GET", `/v1/products?${query}`))
+    expect(await list("sortBy=attribute&sortAttribute=price")).toEqual([cheap.id, ten.id, dear.id])
+    expect(await list("sortBy=attribute&sortAttribute=price&sortDir=desc")).toEqual([dear.id, ten.id, cheap.id])
+    expect(await list("filterAttribute=price&filterMin=1000")).toEqual([ten.id, dear.id])
+    expect(await list("filterAttribute=price&filterMax=1000")).toEqual([cheap.id, ten.id])
+    expect(await list("filterAttribute=price&filterMin=1000&filterMax=1000")).toEqual([ten.id])
+    expect(await list("sortBy=attribute&sortAttribute=weight")).toEqual([dear.id, ten.id, cheap.id])
+    expect(await list("filterAttribute=weight&filterMin=-2&filterMax=1.5")).toEqual([ten.id, dear.id])
+    expect(await list("sortBy=attribute&sortAttribute=ratio&sortDir=desc")).toEqual([ten.id, dear.id, cheap.id])
+    expect(await list("filterAttribute=ratio&filterMin=1e0&filterMax=10.25")).toEqual([ten.id, dear.id])
+  })
+
+  it("reads the value at the default scope only: a product without it sorts last in both directions and is excluded by either bound", async () => {
+    const { t, create } = await withFamily(numeric)
+    const none = await create({ name: "No price" })
+    const high = await create({ name: "High", attributes: { price: at({ amount_cents: 900, currency: "EUR" }), local_price: at({ amount_cents: 900, currency: "EUR" }) } })
+    const scoped = await create({ name: "Scoped only", attributes: { local_price: [{ locale: "en", channel: null, value: { amount_cents: 1, currency: "EUR" } }] } })
+    const low = await create({ name: "Low", attributes: { price: at({ amount_cents: 100, currency: "EUR" }), local_price: at({ amount_cents: 100, currency: "EUR" }) } })
+    const list = async (query: string) => ids(await t.req("GET", `/v1/products?${query}`))
+    expect(await list("sortBy=attribute&sortAttribute=price")).toEqual([low.id, high.id, none.id, scoped.id])
+    // Among themselves, the products without a value break the tie by id in the sort's direction.
+    expect(await list("sortBy=attribute&sortAttribute=price&sortDir=desc")).toEqual([high.id, low.id, scoped.id, none.id])
+    expect(await list("sortBy=attribute&sortAttribute=local_price")).toEqual([low.id, high.id, none.id, scoped.id])
+    expect(await list("sortBy=attribute&sortAttribute=local_price&sortDir=desc")).toEqual([high.id, low.id, scoped.id, none.id])
+    expect(await list("filterAttribute=local_price&filterMin=-1000000")).toEqual([high.id, low.id])
+    expect(await list("filterAttribute=local_price&filterMax=1000000")).toEqual([high.id, low.id])
+    expect((await t.req("GET", "/v1/products?filterAttribute=price&filterMax=1000000&withTotal=1")).json.total).toBe(2)
+  })
+
+  it("answers 422 for sortBy=price, a measurement, an unknown code or one of the wrong type, never falling back to name order", async () => {
+    const { t } = await withFamily(numeric)
+    const category = await t.req("POST", "/v1/attributes", { body: { code: "category_rank", label: {}, type: "number", entityKind: "category" } })
+    expect(category.status).toBe(201)
+    const refused = [
+      ["sortBy=price", "sortBy"],
+      ["sortBy=attribute&sortAttribute=length", "sortAttribute"],
+      ["filterAttribute=length&filterMin=1", "filterAttribute"],
+      ["sortBy=attribute&sortAttribute=nope", "sortAttribute"],
+      ["filterAttribute=nope&filterMax=1", "filterAttribute"],
+      ["sortBy=attribute&sortAttribute=label_text", "sortAttribute"],
+      ["filterAttribute=label_text&filterMin=0", "filterAttribute"],
+      ["sortBy=attribute&sortAttribute=category_rank", "sortAttribute"],
+      ["sortBy=attribute&sortAttribute=", "sortAttribute"],
+      ["filterAttribute=&filterMin=1", "filterAttribute"],
+      ["filterAttribute=price&filterMin=ten", "filterMin"]
+    ] as const
+    for (const [query, key] of refused) {
+      for (const path of ["/v1/products", "/v1/products/facets"]) {
+        const r = await t.req("GET", `${path}?${query}`)
+        expect([path, query, r.status, r.json.error?.code, r.json.error?.details.issues[0].path[0]]).toEqual([path, query, 422, "validation_failed", key])
+      }
+    }
+  })
+
+  it("takes sortAttribute and filterAttribute independently: sorting by one while filtering by another", async () => {
+    const { t, create } = await withFamily(numeric)
+    const a = await create({ name: "A", attributes: { price: at({ amount_cents: 300, currency: "EUR" }), weight: at(1) } })
+    const b = await create({ name: "B", attributes: { price: at({ amount_cents: 100, currency: "EUR" }), weight: at(5) } })
+    const c = await create({ name: "C", attributes: { price: at({ amount_cents: 200, currency: "EUR" }), weight: at(9) } })
+    await create({ name: "D", attributes: { weight: at(7) } })
+    const list = async (query: string) => ids(await t.req("GET", `/v1/products?${query}`))
+    expect(await list("sortBy=attribute&sortAttribute=price&filterAttribute=weight&filterMin=2")).toEqual([b.id, c.id, expect.any(String)])
+    expect(await list("sortBy=attribute&sortAttribute=weight&sortDir=desc&filterAttribute=price&filterMax=250")).toEqual([c.id, b.id])
+    expect(await list("sortBy=name&filterAttribute=price&filterMin=150")).toEqual([a.id, c.id])
+  })
+})
