@@ -350,3 +350,162 @@ describe("attribute sort and filter", () => {
     expect(await list("sortBy=name&filterAttribute=price&filterMin=150")).toEqual([a.id, c.id])
   })
 })
+
+describe("facets", () => {
+  it("answers total and every dimension in the shapes given, each counted with all other filters applied", async () => {
+    const { t, familyId, create } = await withFamily({})
+    const brand = (await t.req("POST", "/v1/brands", { body: { name: "Acme" } })).json
+    const category = (await t.req("POST", "/v1/categories", { body: { name: "Shoes", slug: "shoes" } })).json
+    await create({ name: "A", status: "active", brandId: brand.id, categoryIds: [category.id], tags: ["red"] })
+    await create({ name: "B", status: "active", tags: ["red", "blue"] })
+    await create({ name: "C", status: "draft", brandId: brand.id, categoryIds: [category.id], tags: ["blue"] })
+    const all = await t.req("GET", "/v1/products/facets")
+    expect(all.status).toBe(200)
+    expect(all.json).toEqual({
+      total: 3,
+      families: [{ id: familyId, code: "goods", label: "Goods", count: 3 }],
+      statuses: [{ value: "active", count: 2 }, { value: "draft", count: 1 }],
+      categories: [{ id: category.id, slug: "shoes", name: "Shoes", count: 2 }],
+      brands: [{ id: brand.id, name: "Acme", count: 2 }],
+      connectors: [],
+      tags: [{ value: "blue", count: 2 }, { value: "red", count: 2 }]
+    })
+    const active = await t.req("GET", "/v1/products/facets?status=active")
+    expect(active.json).toMatchObject({
+      total: 2,
+      // The status dimension leaves its own filter out; every other dimension has it applied.
+      statuses: [{ value: "active", count: 2 }, { value: "draft", count: 1 }],
+      brands: [{ id: brand.id, name: "Acme", count: 1 }],
+      categories: [{ id: category.id, slug: "shoes", name: "Shoes", count: 1 }],
+      tags: [{ value: "red", count: 2 }, { value: "blue", count: 1 }]
+    })
+    const blue = await t.req("GET", "/v1/products/facets?tag=blue&brandId=" + brand.id)
+    expect(blue.json).toMatchObject({ total: 1, statuses: [{ value: "draft", count: 1 }], brands: [{ id: brand.id, name: "Acme", count: 1 }] })
+    expect((await t.req("GET", "/v1/products/facets?colour=red")).status).toBe(422)
+  })
+
+  it("caps categories, brands and tags at 30, families at 50, and raises every cap at once with facetLimit", async () => {
+    const t = await host.tenant()
+    const families: Array<string> = []
+    for (let i = 0; i < 51; i++) {
+      families.push((await t.req("POST", "/v1/attribute-families", { body: { code: `f${i}`, label: { en: `F${i}` } } })).json.id)
+    }
+    for (let i = 0; i < 31; i++) {
+      const brand = (await t.req("POST", "/v1/brands", { body: { name: `Brand ${i}` } })).json
+      const category = (await t.req("POST", "/v1/categories", { body: { name: `Category ${i}` } })).json
+      await t.req("POST", "/v1/products", { body: { familyId: families[i], name: `P${i}`, brandId: brand.id, categoryIds: [category.id], tags: [`t${i}`] } })
+    }
+    const bulk = await t.req("POST", "/v1/products/bulk", { body: { items: families.slice(31).map((familyId, i) => ({ op: "create", familyId, name: `Q${i}` })) } })
+    expect(bulk.json.results.every((r: { ok: boolean }) => r.ok)).toBe(true)
+    const lengths = (r: { json: Record<string, unknown> }) =>
+      Object.fromEntries(["families", "statuses", "categories", "brands", "connectors", "tags"].map((k) => [k, (r.json[k] as Array<unknown>).length]))
+    const capped = await t.req("GET", "/v1/products/facets")
+    expect([capped.json.total, lengths(capped)]).toEqual([51, { families: 50, statuses: 1, categories: 30, brands: 30, connectors: 0, tags: 30 }])
+    const raised = await t.req("GET", "/v1/products/facets?facetLimit=500")
+    expect(lengths(raised)).toEqual({ families: 51, statuses: 1, categories: 31, brands: 31, connectors: 0, tags: 31 })
+    const lowered = await t.req("GET", "/v1/products/facets?facetLimit=2")
+    expect(lengths(lowered)).toEqual({ families: 2, statuses: 1, categories: 2, brands: 2, connectors: 0, tags: 2 })
+    for (const bad of ["facetLimit=0", "facetLimit=501", "facetLimit=x", "includeEmpty=maybe"]) {
+      expect([bad, (await t.req("GET", `/v1/products/facets?${bad}`)).status]).toEqual([bad, 422])
+    }
+    // facetLimit and includeEmpty belong to facets only.
+    expect((await t.req("GET", "/v1/products?facetLimit=5")).status).toBe(422)
+  })
+
+  it("counts a category's whole subtree with includeDescendants on, and only products filed directly against it off", async () => {
+    const { t, create } = await withFamily({})
+    const root = (await t.req("POST", "/v1/categories", { body: { name: "Root" } })).json
+    const child = (await t.req("POST", "/v1/categories", { body: { name: "Child", parentId: root.id } })).json
+    await create({ name: "In root", categoryIds: [root.id] })
+    await create({ name: "In child", categoryIds: [child.id] })
+    await create({ name: "In both", categoryIds: [root.id, child.id] })
+    const counts = async (query: string) =>
+      Object.fromEntries((await t.req("GET", `/v1/products/facets?${query}`)).json.categories.map((c: { name: string; count: number }) => [c.name, c.count]))
+    expect(await counts("")).toEqual({ Root: 2, Child: 2 })
+    expect(await counts("includeDescendants=true")).toEqual({ Root: 3, Child: 2 })
+    expect(await counts("includeDescendants=0")).toEqual({ Root: 2, Child: 2 })
+    const filtered = await t.req("GET", `/v1/products/facets?categoryId=${root.id}&includeDescendants=1`)
+    expect(filtered.json.total).toBe(3)
+    expect((await t.req("GET", `/v1/products/facets?categoryId=${root.id}`)).json.total).toBe(2)
+  })
+
+  it("lists families, statuses, categories and brands no matching product carries with count 0 when includeEmpty is on", async () => {
+    const { t, create } = await withFamily({})
+    const brand = (await t.req("POST", "/v1/brands", { body: { name: "Idle" } })).json
+    await t.req("POST", "/v1/categories", { body: { name: "Empty" } })
+    await create({ name: "Only", status: "active" })
+    const plain = await t.req("GET", "/v1/products/facets")
+    expect([plain.json.statuses, plain.json.brands, plain.json.categories]).toEqual([[{ value: "active", count: 1 }], [], []])
+    const empty = await t.req("GET", "/v1/products/facets?includeEmpty=true")
+    expect(empty.json.statuses).toEqual([{ value: "active", count: 1 }, { value: "archived", count: 0 }, { value: "draft", count: 0 }])
+    expect(empty.json.brands).toEqual([{ id: brand.id, name: "Idle", count: 0 }])
+    expect(empty.json.categories).toEqual([expect.objectContaining({ name: "Empty", count: 0 })])
+  })
+})
+
+describe("tags", () => {
+  it("canonicalizes in the seven steps' order, and the returned array can be shorter than the one sent", async () => {
+    const { t, create } = await withFamily({})
+    const p = await create({ name: "Tagged", tags: ["Été Sale!", "ete-sale", "  --Blue__Green--  ", "!!!", "Crème Brûlée", "blue-green"] })
+    expect((await t.req("GET", `/v1/products/${p.id}`)).json.tags).toEqual(["ete-sale", "blue-green", "creme-brulee"])
+    // Two tags alike in their first 60 characters collapse into one; truncation after trimming can leave a trailing "-".
+    const long = await create({ name: "Long", tags: [`${"a".repeat(59)} one`, `${"a".repeat(59)} two`, `${"b".repeat(70)}`] })
+    expect((await t.req("GET", `/v1/products/${long.id}`)).json.tags).toEqual([`${"a".repeat(59)}-`, "b".repeat(60)])
+    expect(ids(await t.req("GET", `/v1/products?tag=${"a".repeat(59)}%20three`))).toEqual([long.id])
+    const updated = await t.req("PATCH", `/v1/products/${p.id}`, { body: { tags: ["NEW tag", "new-TAG"] } })
+    expect(updated.json.tags).toEqual(["new-tag"])
+  })
+
+  it("takes at most 50 tags of 1 to 80 characters on create and update, and 422 beyond", async () => {
+    const { t, familyId, create } = await withFamily({})
+    const fifty = Array.from({ length: 50 }, (_, i) => `tag${i}`)
+    const p = await create({ name: "Fifty", tags: fifty })
+    const cases = [[...fifty, "tag50"], [""], ["x".repeat(81)]]
+    for (const tags of cases) {
+      const created = await t.req("POST", "/v1/products", { body: { familyId, name: "Over", tags } })
+      const updated = await t.req("PATCH", `/v1/products/${p.id}`, { body: { tags } })
+      for (const r of [created, updated]) expect([tags.length, r.status, r.json.error.details.issues[0].path[0]]).toEqual([tags.length, 422, "tags"])
+    }
+    expect((await t.req("PATCH", `/v1/products/${p.id}`, { body: { tags: ["x".repeat(80)] } })).json.tags).toEqual(["x".repeat(60)])
+    // Fifty-one sent that canonicalize to fewer are still too many on input.
+    const repeated = await t.req("POST", "/v1/products", { body: { familyId, name: "Repeats", tags: Array.from({ length: 51 }, () => "same") } })
+    expect(repeated.status).toBe(422)
+  })
+})
+
+describe("bulk", () => {
+  it("answers 200 with a results array in item order, {ok: true, index, id} or {ok: false, index, error}, each item standing alone", async () => {
+    const { t, familyId, create } = await withFamily({})
+    const existing = await create({ name: "Existing", slug: "existing" })
+    const doomed = await create({ name: "Doomed" })
+    const r = await t.req("POST", "/v1/products/bulk", {
+      body: {
+        items: [
+          { op: "create", familyId, name: "New", slug: "new-one" },
+          { op: "create", familyId, name: "Clash", slug: "existing" },
+          { op: "update", id: existing.id, name: "Existing renamed" },
+          { op: "delete", id: doomed.id },
+          { op: "update", id: uuid(), name: "Nobody" },
+          { op: "create", familyId, name: "" },
+          { op: "upsert", familyId, name: "Unknown op" }
+        ]
+      }
+    })
+    expect(r.status).toBe(200)
+    const results = r.json.results as Array<{ ok: boolean; index: number; id?: string; error?: { code: string; message: string } }>
+    expect(Object.keys(r.json)).toEqual(["results"])
+    expect(results.map((x) => [x.index, x.ok, x.error?.code])).toEqual([
+      [0, true, undefined], [1, false, "conflict"], [2, true, undefined], [3, true, undefined],
+      [4, false, "not_found"], [5, false, "validation_failed"], [6, false, "validation_failed"]
+    ])
+    expect(results[0]).toEqual({ ok: true, index: 0, id: expect.any(String) })
+    expect(results[2]).toEqual({ ok: true, index: 2, id: existing.id })
+    expect(results[3]).toEqual({ ok: true, index: 3, id: doomed.id })
+    expect(results[1]).toEqual({ ok: false, index: 1, error: { code: "conflict", message: expect.any(String) } })
+    expect((await t.req("GET", `/v1/products/${results[0]?.id}`)).json.slug).toBe("new-one")
+    expect((await t.req("GET", `/v1/products/${existing.id}`)).json.name).toBe("Existing renamed")
+    expect((await t.req("GET", `/v1/products/${doomed.id}`)).status).toBe(404)
+    const created = await t.req("GET", "/v1/audit-log?action=created&entity_type=product")
+    expect(created.json.data.filter((e: { entityId: string }) => e.entityId === results[0]?.id)).toHaveLength(1)
+  })
+})
