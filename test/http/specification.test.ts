@@ -256,6 +256,20 @@ describe("list parameters", () => {
     expect(await order("sortBy=updatedAt&sortDir=desc")).toEqual([b.id, c.id, a.id])
   })
 
+  it("searches q across name, slug and attribute text, near misses included, and resolves no slug by it", async () => {
+    const { t, create } = await withFamily({ blurb: "textarea", weight: "number" })
+    const byName = await create({ name: "Electric kettle", slug: "p-1" })
+    const bySlug = await create({ name: "First", slug: "kettle-stand" })
+    const byText = await create({ name: "Second", slug: "p-2", attributes: { blurb: at("Pairs with any kettle"), weight: at(1) } })
+    await create({ name: "Toaster", slug: "p-3", attributes: { weight: at(2) } })
+    const list = async (query: string) => ids(await t.req("GET", `/v1/products?${query}`))
+    expect(await list("q=kettle")).toEqual([byName.id, bySlug.id, byText.id])
+    expect(await list("q=kettel")).toEqual([byName.id, bySlug.id, byText.id])
+    expect(await list("q=kettle&sortBy=name&sortDir=desc")).toEqual([byText.id, bySlug.id, byName.id])
+    expect(await list("q=kettle&filterAttribute=weight&filterMin=0")).toEqual([byText.id])
+    expect(await list("slug=kettle")).toEqual([])
+  })
+
   it("matches records carrying every listed tag, canonicalizing the filter values as on write", async () => {
     const { t, create } = await withFamily({})
     const both = await create({ name: "Both", tags: ["Summer Sale", "Blue"] })
@@ -440,6 +454,9 @@ describe("facets", () => {
     expect(empty.json.statuses).toEqual([{ value: "active", count: 1 }, { value: "archived", count: 0 }, { value: "draft", count: 0 }])
     expect(empty.json.brands).toEqual([{ id: brand.id, name: "Idle", count: 0 }])
     expect(empty.json.categories).toEqual([expect.objectContaining({ name: "Empty", count: 0 })])
+    // A family label is a string or null: null where the family has no label at all.
+    const unlabelled = await t.req("POST", "/v1/attribute-families", { body: { code: "unlabelled", label: {} } })
+    expect((await t.req("GET", "/v1/products/facets?includeEmpty=1")).json.families).toContainEqual({ id: unlabelled.json.id, code: "unlabelled", label: null, count: 0 })
   })
 })
 
