@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestHost, type TestHost, type TestTenant, uuid } from "../support/TestHost.js"
+import { startTestHost, type TestHost, uuid } from "../support/TestHost.js"
 
 /**
  * The rules of the specification's Product, list, sort and filter, facets, tags and bulk
