@@ -27,12 +27,23 @@ const LATIN_LETTER = new RegExp(`[${Object.keys(LATIN_LETTERS).join("")}]`, "g")
 const spellLatin = (folded: string): string => folded.replace(LATIN_LETTER, (c) => LATIN_LETTERS[c] ?? c)
 
 /**
- * A slug made from a name: folded, the Latin letters of their own spelled in `[a-z]` (`Straße`
- * → `strasse`, `Łódź` → `lodz`), every run of characters outside `[a-z0-9]` replaced by `-`,
- * trimmed of `-`, at most 80 characters. Empty when the name has no letter or digit in `[a-z0-9]`.
+ * Letters and digits written in a compatibility form spelled plainly (NFKC): full-width
+ * `Ｋｅｔｔｌｅ` is `Kettle`, the ligature `ﬁ` is `fi`, `m²` is `m2`, `ſ` is `s`. Symbols keep
+ * their form, as NFKC would make some of them letters of the word before: `Acme™` stays
+ * `Acme™`, not `AcmeTM`.
+ */
+export const plainLetters = (s: string): string => s.replace(/[\p{L}\p{M}\p{N}]+/gu, (run) => run.normalize("NFKC"))
+
+/**
+ * A slug made from a name: invisible format characters dropped (the soft hyphen, the zero-width
+ * space, joiner and non-joiner, the word joiner, the byte order mark: `Wasser&shy;kocher` →
+ * `wasserkocher`), compatibility forms spelled plainly (`plainLetters`: `ＡＢＣ` → `abc`, `ﬁne` →
+ * `fine`), folded, the Latin letters of their own spelled in `[a-z]` (`Straße` → `strasse`,
+ * `Łódź` → `lodz`), every run of characters outside `[a-z0-9]` replaced by `-`, trimmed of `-`,
+ * at most 80 characters. Empty when the name has no letter or digit in `[a-z0-9]`.
  */
 export const slugify = (name: string): string =>
-  spellLatin(foldText(name)).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "")
+  spellLatin(foldText(plainLetters(name.replace(/\p{Cf}/gu, "")))).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80).replace(/-+$/, "")
 
 /**
  * Invisible format characters that do not part words: the soft hyphen (`Wasser&shy;kocher`),

@@ -9,6 +9,19 @@ describe("slugs made from names", () => {
     expect(slugify("Þórður Đorđe İstanbul ıspanak")).toBe("thordur-dorde-istanbul-ispanak")
   })
 
+  it("drops invisible format characters instead of parting the word at them", () => {
+    expect(slugify("Wasser\u00ADkocher")).toBe("wasserkocher")
+    expect(slugify("Zero\u200Bwidth Join\u200C\u200Der Word\u2060joiner \uFEFFBom")).toBe("zerowidth-joiner-wordjoiner-bom")
+  })
+
+  it("spells compatibility forms plainly: full-width letters and digits, ligatures, super- and subscripts", () => {
+    expect(slugify("Ｋｅｔｔｌｅ ２０００")).toBe("kettle-2000")
+    expect(slugify("ﬁne ﬂour")).toBe("fine-flour")
+    expect(slugify("H₂O 10 m²")).toBe("h2o-10-m2")
+    // A symbol stays a symbol, not letters of the word before it.
+    expect(slugify("Acme™ Kettle")).toBe("acme-kettle")
+  })
+
   it("is empty when nothing of the name is in [a-z0-9]", () => {
     expect(slugify("日本語の本")).toBe("")
     expect(slugify("❤️ !!")).toBe("")
