@@ -1,3 +1,12 @@
+import { expect, layer } from "@effect/vitest"
+import { Array as Arr, Effect, Layer, Logger, Redacted } from "effect"
+import * as MemoryBlobStore from "../adapters/blobs/MemoryBlobStore.js"
+import * as MemoryWebhookSender from "../adapters/webhooks/MemoryWebhookSender.js"
+import { BlobStore } from "../core/shared/BlobStore.js"
+import { CurrentTenant } from "../core/tenancy/Actor.js"
+import { Organizations } from "../core/tenancy/Organizations.js"
+import { catalogLayer } from "../index.js"
+import { newTenant, SESSION_SECRET } from "./support/Catalog.js"
 import { categoriesBrandsSuite } from "./contract/categoriesBrands.js"
 import { productFacetsSuite } from "./contract/productFacets.js"
 import { productQueriesSuite } from "./contract/productQueries.js"
@@ -30,3 +39,27 @@ contentPagesSuite("sqlite: content pages", storage)
 variantsSuite("sqlite: variants", storage)
 productLinksSuite("sqlite: product links", storage)
 mediaSuite("sqlite: media", storage)
+
+// The organization's rows are committed away before its files go: a blob store that fails then
+// is logged, and the deletion still answers.
+const BrokenFolders = Layer.effect(
+  BlobStore,
+  Effect.map(BlobStore, (blobs) => BlobStore.of({ ...blobs, removeFolder: () => Effect.die(new Error("disk gone")) }))
+).pipe(Layer.provide(MemoryBlobStore.layer))
+
+layer(catalogLayer({ storage, blobs: BrokenFolders, webhooks: MemoryWebhookSender.layer(), sessionSecret: Redacted.make(SESSION_SECRET) }))(
+  "sqlite: organization deletion with a failing blob store",
+  (it) => {
+    it.effect("answers the deletion, the organization being gone, and logs the files it could not remove", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const logs: Array<string> = []
+        const capture = Logger.make(({ message }) => void logs.push(Arr.ensure(message).map(String).join(" ")))
+        const deleted = yield* Effect.provideService((yield* Organizations).delete(organization.id, organization.slug), CurrentTenant, tenant).pipe(
+          Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+        )
+        expect(deleted.deletedCounts.organizations).toBe(1)
+        expect(logs).toEqual([`the files of deleted organization ${organization.id} were not all removed Error: disk gone`])
+      }))
+  }
+)

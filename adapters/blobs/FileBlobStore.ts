@@ -90,7 +90,8 @@ export const layer = (root: string) => {
               : Option.none()
           )
         ),
-      remove: (key) => Effect.promise(() => rm(pathOf(key), { force: true }))
+      remove: (key) => Effect.promise(() => rm(pathOf(key), { force: true })),
+      removeFolder: (folder) => Effect.promise(() => rm(pathOf(folder), { recursive: true, force: true }))
     })
   )
 }

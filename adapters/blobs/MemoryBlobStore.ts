@@ -25,6 +25,10 @@ export const layer = Layer.sync(BlobStore, () => {
       }),
     get: (key) => Effect.sync(() => blobs.get(key)),
     stream: (key) => Effect.sync(() => Option.map(Option.fromNullable(blobs.get(key)), (bytes) => Stream.make(bytes))),
-    remove: (key) => Effect.sync(() => void blobs.delete(key))
+    remove: (key) => Effect.sync(() => void blobs.delete(key)),
+    removeFolder: (folder) =>
+      Effect.sync(() => {
+        for (const key of [...blobs.keys()]) if (key.startsWith(`${folder}/`)) blobs.delete(key)
+      })
   })
 })

@@ -7,6 +7,9 @@ export const MAX_MEDIA_BYTES = 100 * 1024 * 1024
 /** Where the bytes of a media record are served. */
 export const mediaUrl = (id: string): string => `/v1/media/${id}/content`
 
+/** The blob store folder of an organization's uploaded files, each under its media id. */
+export const mediaFolder = (organizationId: string): string => `media/${organizationId}`
+
 /**
  * An uploaded file. Attached to a product (with its `alt` and `position` there) until it is
  * detached; `productId` is null after that, until the media is deleted.

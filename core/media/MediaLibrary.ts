@@ -13,6 +13,7 @@ import { CurrentTenant } from "../tenancy/Actor.js"
 import {
   MAX_MEDIA_BYTES,
   Media,
+  mediaFolder,
   MediaList,
   type MediaRecord,
   mediaUrl,
@@ -112,7 +113,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
       const { organizationId } = yield* CurrentTenant
       yield* uow.tenant(organizationId, requireProduct(products, organizationId, productId))
       const id = yield* crypto.uuid
-      const blobKey = `media/${organizationId}/${id}`
+      const blobKey = `${mediaFolder(organizationId)}/${id}`
       const received: {
         file?: { readonly filename: string; readonly contentType: string; readonly size: number; readonly sha256: string }
         sentFilename?: string

@@ -22,4 +22,6 @@ export class BlobStore extends Context.Tag("catalog/BlobStore")<BlobStore, {
   /** The bytes under `key` as a stream, read as it is consumed; None when nothing is stored there. */
   readonly stream: (key: string) => Effect.Effect<Option.Option<Stream.Stream<Uint8Array>>>
   readonly remove: (key: string) => Effect.Effect<void>
+  /** Removes every blob whose key starts with `folder` and `/`; a folder holding none is no failure. */
+  readonly removeFolder: (folder: string) => Effect.Effect<void>
 }>() {}

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { makeEvent } from "../events/EventLog.js"
 import { EventLog } from "../events/EventLog.js"
+import { mediaFolder } from "../media/Media.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { CatalogSettings } from "../shared/CatalogSettings.js"
 import { Crypto } from "../shared/Crypto.js"
@@ -37,7 +38,10 @@ export class Organizations extends Context.Tag("catalog/Organizations")<Organiza
   readonly ensureBootstrap: (slug: string) => Effect.Effect<Organization, Conflict>
   readonly current: Effect.Effect<OrganizationDetails, NotFound, CurrentTenant>
   readonly updateCurrent: (input: UpdateOrganization) => Effect.Effect<Organization, NotFound | ValidationFailed, CurrentTenant>
-  /** Exports the tenant to the blob store, cascades it away, and records `organization.deleted` in the same transaction. */
+  /**
+   * Exports the tenant to the blob store, cascades it away, and records `organization.deleted` in
+   * the same transaction; then removes the tenant's uploaded files from the blob store.
+   */
   readonly delete: (
     id: string,
     confirm: string
@@ -254,6 +258,13 @@ export const makeOrganizations = Effect.gen(function*() {
       )
       // This process forgets the tenant's keys at once; others within the key cache's lifetime.
       yield* auth.invalidateKeys
+      // The files go once the rows naming them have: a deletion that fails keeps both. Past the
+      // commit the tenant is gone whatever happens to its files, so a failure to remove them is
+      // logged, not answered, and a client that leaves does not stop it halfway.
+      yield* blobs.removeFolder(mediaFolder(id)).pipe(
+        Effect.catchAllDefect((defect) => Effect.logWarning(`the files of deleted organization ${id} were not all removed`, defect)),
+        Effect.uninterruptible
+      )
       // The dispatcher cannot send it, its connectors being gone with the tenant: each one that
       // subscribed gets it once, after the commit, and the attempt has no delivery log to go to.
       if (listeners.length > 0) {

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { createHash } from "node:crypto"
 import { assert, expect, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, type Layer, Option, Schema, TestClock } from "effect"
+import { Cause, Effect, Exit, type Layer, Option, Schema, Stream, TestClock } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Connectors } from "../../core/connectors/Connectors.js"
 import { Brands } from "../../core/catalog/Brands.js"
+import { mediaFolder, type UploadPart } from "../../core/media/Media.js"
+import { MediaLibrary } from "../../core/media/MediaLibrary.js"
 import { Products } from "../../core/products/Products.js"
 import { AttributeGroups } from "../../core/schema/AttributeGroups.js"
 import { OrganizationGone } from "../../core/shared/Errors.js"
@@ -19,6 +21,7 @@ import { OrganizationRepository } from "../../core/tenancy/OrganizationRepositor
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { UserRepository } from "../../core/tenancy/UserRepository.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { familyWith } from "../support/Families.js"
 import { eventCount, ONE_DELETION, outcomeOf, raced, racedChanges, schemaFixture, val } from "../support/CatalogFixtures.js"
 
 const eventsOf = (organizationId: string) =>
@@ -160,6 +163,35 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(Exit.isSuccess(yield* Effect.exit(auth.principal(survivorKey.key)))).toBe(true)
       const gone = yield* (yield* UnitOfWork).system((yield* OrganizationRepository).findById(doomed.organization.id))
       expect(Option.isNone(gone)).toBe(true)
+    }))
+
+  it.effect("removes a deleted tenant's uploaded files from the blob store once its rows are gone, and keeps its export and others' files", () =>
+    Effect.gen(function*() {
+      const blobs = yield* BlobStore
+      const upload = (tenant: typeof CurrentTenant.Service) =>
+        Effect.gen(function*() {
+          const family = yield* familyWith(tenant, "product", [])
+          const product = yield* Effect.provideService((yield* Products).create({ familyId: family.id, name: "Lamp" }), CurrentTenant, tenant)
+          const file: UploadPart<never> = { _tag: "File", key: "file", filename: "a.txt", contentType: "text/plain", content: Stream.make(new TextEncoder().encode("bytes")) }
+          const media = yield* Effect.provideService((yield* MediaLibrary).upload(product.id, Stream.make(file)), CurrentTenant, tenant)
+          return `${mediaFolder(tenant.organizationId)}/${media.id}`
+        })
+      const doomed = yield* newTenant
+      const survivor = yield* newTenant
+      const doomedFiles = [yield* upload(doomed.tenant), yield* upload(doomed.tenant)]
+      const survivorFile = yield* upload(survivor.tenant)
+      const stored = (key: string) => Effect.map(blobs.get(key), (b) => b !== undefined)
+      expect(yield* Effect.forEach(doomedFiles, stored)).toEqual([true, true])
+
+      // A deletion refused keeps the files.
+      const organizations = yield* Organizations
+      yield* Effect.exit(Effect.provideService(organizations.delete(doomed.organization.id, "nope"), CurrentTenant, doomed.tenant))
+      expect(yield* Effect.forEach(doomedFiles, stored)).toEqual([true, true])
+
+      const result = yield* Effect.provideService(organizations.delete(doomed.organization.id, doomed.organization.slug), CurrentTenant, doomed.tenant)
+      expect(yield* Effect.forEach(doomedFiles, stored)).toEqual([false, false])
+      expect(yield* stored(result.exportKey)).toBe(true)
+      expect(yield* stored(survivorFile)).toBe(true)
     }))
 
   it.effect("answers a write into an organization deleted since its credentials were resolved as the organization gone", () =>

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { readdirSync } from "node:fs"
+import { existsSync, readdirSync } from "node:fs"
 import { Agent, type ClientRequest, request } from "node:http"
 import { connect } from "node:net"
 import { join } from "node:path"
@@ -323,6 +323,21 @@ describe("media over HTTP", () => {
       expect([size, answer.split("\r\n")[0]]).toEqual([size, "HTTP/1.1 201 Created"])
       expect(answer).toContain('"filename":"ü.txt"')
     }
+  })
+
+  it("removes a deleted organization's files from the data directory, keeping its export and other organizations' files", async () => {
+    const doomed = await host.tenant()
+    const other = await host.tenant()
+    const file = () => ["file", new Blob(["bytes"], { type: "text/plain" }), "a.txt"] as const
+    expect((await upload(doomed, await product(doomed, "Doomed"), [file()])).status).toBe(201)
+    expect((await upload(other, await product(other, "Kept"), [file()])).status).toBe(201)
+    const folder = (id: string) => join(host.config.dataDir, "blobs", "media", id)
+    expect(readdirSync(folder(doomed.organization.id))).toHaveLength(1)
+    const deleted = await doomed.sreq("DELETE", `/v1/organizations/${doomed.organization.id}`, { body: { confirm: doomed.organization.slug } })
+    expect(deleted.status).toBe(200)
+    expect(existsSync(folder(doomed.organization.id))).toBe(false)
+    expect(readdirSync(folder(other.organization.id))).toHaveLength(1)
+    expect(existsSync(join(host.config.dataDir, "blobs", deleted.json.exportKey))).toBe(true)
   })
 
   it("refuses a part whose filename* is not valid percent-encoded UTF-8 with 422, and keeps serving", async () => {

@@ -51,5 +51,29 @@ for (const [name, store] of stores) {
         expect(Option.isNone(yield* blobs.stream("media/a/broken"))).toBe(true)
         if (name === "file") expect(readdirSync(join(root, "media", "a"))).toEqual([])
       }).pipe(Effect.provide(store)))
+
+    it.effect("removes a folder's blobs, and only its: not those of a folder whose name it begins", () =>
+      Effect.gen(function*() {
+        const blobs = yield* BlobStore
+        const bytes = new TextEncoder().encode("x")
+        const keys = ["media/f1/one", "media/f1/two", "media/f10/three", "exports/f1/export.json"]
+        for (const key of keys) yield* blobs.put(key, bytes)
+        yield* blobs.removeFolder("media/f1")
+        const left = yield* Effect.forEach(keys, (key) => Effect.map(blobs.get(key), (b) => b !== undefined))
+        expect(left).toEqual([false, false, true, true])
+        if (name === "file") expect(readdirSync(join(root, "media"))).not.toContain("f1")
+        // A folder that holds nothing, or is gone already.
+        yield* blobs.removeFolder("media/f1")
+        yield* blobs.removeFolder("media/never")
+        expect(yield* blobs.get("media/f10/three")).toEqual(bytes)
+      }).pipe(Effect.provide(store)))
   })
 }
+
+it.effect("the file blob store refuses to remove a folder outside it, or itself", () =>
+  Effect.gen(function*() {
+    const blobs = yield* BlobStore
+    yield* blobs.put("media/kept/one", new TextEncoder().encode("x"))
+    for (const folder of ["..", "media/../..", ""]) expect(Exit.isFailure(yield* Effect.exit(blobs.removeFolder(folder)))).toBe(true)
+    expect(yield* blobs.get("media/kept/one")).toBeDefined()
+  }).pipe(Effect.provide(FileBlobStore.layer(root))))
