@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { canonicalTag } from "../../../core/catalog/Tags.js"
 import { JsonColumn, toJson } from "../Columns.js"
-import { refreshSearchText } from "../ProductIndexRefresh.js"
+import { refreshFoldedTexts } from "../ProductIndexRefresh.js"
 
 const TagRows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)) }))
 const Ids = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String }))
@@ -37,24 +37,5 @@ export default Effect.gen(function*() {
   const marked = yield* sql`select id, organization_id from products where ${text} like '%<%' or ${text} like '%&%' or ${spelled}`.pipe(
     Effect.flatMap(Schema.decodeUnknown(Ids))
   )
-  const byOrganization = new Map<string, Array<string>>()
-  for (const row of marked) {
-    const ids = byOrganization.get(row.organizationId)
-    if (ids === undefined) byOrganization.set(row.organizationId, [row.id])
-    else ids.push(row.id)
-  }
-  // SQLite's trigram index rewrites a changed text's entries one product at a time (over four
-  // minutes for 100,000 products); for many products, it is made again in one pass instead.
-  const sqlite = sql.onDialectOrElse({ pg: () => false, orElse: () => true })
-  const [trigger] = sqlite && marked.length > 1000
-    ? yield* sql`select sql from sqlite_master where type = 'trigger' and name = 'products_fts_update'`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ sql: Schema.String }))))
-    )
-    : []
-  if (trigger !== undefined) yield* sql.unsafe("DROP TRIGGER products_fts_update")
-  for (const [organizationId, ids] of byOrganization) yield* refreshSearchText(sql, organizationId, ids)
-  if (trigger !== undefined) {
-    yield* sql.unsafe("INSERT INTO products_fts (products_fts) VALUES ('rebuild')")
-    yield* sql.unsafe(trigger.sql)
-  }
+  yield* refreshFoldedTexts(sql, [], marked)
 })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { refreshSearchText, writeNameTexts } from "../ProductIndexRefresh.js"
+import { refreshFoldedTexts } from "../ProductIndexRefresh.js"
 
 const Rows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, name: Schema.String }))
 const Ids = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String }))
@@ -33,25 +33,5 @@ export default Effect.gen(function*() {
   const values = sql.literal(pg ? "attributes::text" : "attributes")
   const marked = yield* sql`select id, organization_id from products
     where ${values} like '%<%' or ${values} like '%&%' or ${formatted(values)}`.pipe(Effect.flatMap(Schema.decodeUnknown(Ids)))
-  const byOrganization = new Map<string, Set<string>>()
-  for (const row of [...renamed, ...marked]) {
-    const ids = byOrganization.get(row.organizationId)
-    if (ids === undefined) byOrganization.set(row.organizationId, new Set([row.id]))
-    else ids.add(row.id)
-  }
-  if (byOrganization.size === 0) return
-  // SQLite's trigram index rewrites a changed text's entries one product at a time; for many
-  // products, it is made again in one pass instead (as migration 27 does).
-  const [trigger] = !pg && renamed.length + marked.length > 1000
-    ? yield* sql`select sql from sqlite_master where type = 'trigger' and name = 'products_fts_update'`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ sql: Schema.String }))))
-    )
-    : []
-  if (trigger !== undefined) yield* sql.unsafe("DROP TRIGGER products_fts_update")
-  yield* writeNameTexts(sql, renamed)
-  for (const [organizationId, ids] of byOrganization) yield* refreshSearchText(sql, organizationId, [...ids])
-  if (trigger !== undefined) {
-    yield* sql.unsafe("INSERT INTO products_fts (products_fts) VALUES ('rebuild')")
-    yield* sql.unsafe(trigger.sql)
-  }
+  yield* refreshFoldedTexts(sql, renamed, marked)
 })
