@@ -9,7 +9,7 @@ import { DatabaseTooNew, latestKnownMigration } from "../adapters/sql/Migrate.js
 import { migrations } from "../adapters/sql/migrations/index.js"
 import { migrate } from "../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
-import { JsonColumn } from "../adapters/sql/Columns.js"
+import { chunksOf, JsonColumn } from "../adapters/sql/Columns.js"
 import { upTo } from "./support/MigrateUpTo.js"
 import { freshDatabase, postgresAvailable, postgresClient } from "./support/Postgres.js"
 
@@ -275,3 +275,99 @@ describe.runIf(await postgresAvailable())("postgres", () => {
   it.effect("migration 30 composes the Hangul syllables of the search text and the folded name again, and reads inline tags of rich text and format characters again (Postgres)", () =>
     migration30.pipe(Effect.provide(postgresClient)), 60_000)
 })
+
+const migration31 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(30)
+  const at = (n: number) => `2026-01-0${n}T00:00:00.000Z`
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${id(1)}, 'Org', 'org', ${at(1)}, ${at(1)})`
+  yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${id(2)}, ${id(1)}, 'fam', 'product', '{}', ${at(1)}, ${at(1)})`
+  const no = sql.onDialectOrElse({ pg: () => sql`false`, orElse: () => sql`0` })
+  yield* sql`insert into attributes (id, organization_id, code, entity_kind, label, type, is_localizable, is_scopable, requirement, is_variant_axis, position, created_at, updated_at)
+    values (${id(9)}, ${id(1)}, 'body', 'product', '{}', 'richtext', ${no}, ${no}, 'available', ${no}, 0, ${at(1)}, ${at(1)})`
+  yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values (${id(1)}, ${id(2)}, ${id(9)}, 0, ${at(1)}, ${at(1)})`
+  const body = (html: string) => JSON.stringify({ body: [{ locale: null, channel: null, value: html }] })
+  // As the older version folded them: compatibility forms kept as they were written.
+  const products = [
+    [id(3), "Ｋｅｔｔｌｅ ２０００", "kettle", "{}", " ｋｅｔｔｌｅ ２０００ kettle ", " ｋｅｔｔｌｅ ２０００ "],
+    [id(4), "Desk", "desk", "{}", " desk desk stale ", " desk "],
+    [id(5), "Sack", "sack", body("<p>ﬁne ﬂour, 10 m²</p>"), " sack sack ﬁne ﬂour 10 m² ", " sack "],
+    [id(6), "Café", "cafe", body("<p>crème</p>"), " cafe cafe creme stale ", " cafe "]
+  ] as const
+  for (const [productId, name, slug, attributes, searchText, nameText] of products) {
+    yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, name_text, created_at, updated_at)
+      values (${productId}, ${id(1)}, ${id(2)}, ${name}, ${slug}, 'draft', ${attributes}, '[]', ${searchText}, ${nameText}, ${at(1)}, ${at(1)})`
+  }
+  const brands = [[id(10), "Acme", "acme"], [id(11), "Ａｃｍｅ", "ａｃｍｅ"], [id(12), "ﬁne Foods", "ﬁne foods"], [id(13), "Wasser\u00ADwerk", "wasser\u00ADwerk"]] as const
+  for (const [i, [brandId, name, key]] of brands.entries()) {
+    yield* sql`insert into brands (id, organization_id, name, name_key, slug, attributes, created_at, updated_at)
+      values (${brandId}, ${id(1)}, ${name}, ${key}, ${`b${i}`}, '{}', ${at(i + 1)}, ${at(i + 1)})`
+  }
+  yield* sql`insert into categories (id, organization_id, name, name_key, slug, position, attributes, created_at, updated_at)
+    values (${id(20)}, ${id(1)}, 'Ｗｉｎｔｅｒ Boots', 'ｗｉｎｔｅｒ boots', 'winter', 0, '{}', ${at(1)}, ${at(1)})`
+  yield* migrate
+  const stored = yield* sql`select id, name_text, search_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Texts)))
+  expect(stored).toEqual([
+    { id: id(3), nameText: " kettle 2000 ", searchText: " kettle 2000 kettle " },
+    // Without a compatibility form: not written.
+    { id: id(4), nameText: " desk ", searchText: " desk desk stale " },
+    { id: id(5), nameText: " sack ", searchText: " sack sack fine flour 10 m2 " },
+    { id: id(6), nameText: " cafe ", searchText: " cafe cafe creme stale " }
+  ])
+  const keys = (table: string) => sql`select name, name_key from ${sql(table)} order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Keys)))
+  // The later of two brands of one key keeps one unique by its id.
+  expect((yield* keys("brands")).map((b) => b.nameKey)).toEqual(["acme", `acme ${id(11)}`, "fine foods", "wasserwerk"])
+  expect((yield* keys("categories")).map((c) => c.nameKey)).toEqual(["winter boots"])
+  const named = sql.onDialectOrElse({
+    pg: () => sql`select id from products where name_text like ${"%kettle%"}`,
+    orElse: () => sql`select p.id from products_fts f join products p on p.seq = f.rowid where products_fts match ${'name_text : ("kettle")'}`
+  })
+  expect(yield* Effect.map(named, (rows) => rows.map((r) => r.id))).toEqual([id(3)])
+})
+
+it.effect("migration 31 spells compatibility forms plainly in search text, folded names and brand and category name keys (SQLite)", () =>
+  migration31.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 31 spells compatibility forms plainly in search text, folded names and brand and category name keys (Postgres)", () =>
+    migration31.pipe(Effect.provide(postgresClient)), 60_000)
+})
+
+it.effect("migration 31 reads the products a page at a time, and on many of them makes SQLite's trigram index again in one pass", () =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* upTo(30)
+    const at = "2026-01-01T00:00:00.000Z"
+    const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+    yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${id(1)}, 'Org', 'org', ${at}, ${at})`
+    yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${id(2)}, ${id(1)}, 'fam', 'product', '{}', ${at}, ${at})`
+    // More than two pages, each product with a compatibility form in its name.
+    const count = 4500
+    const rows = Array.from({ length: count }, (_, i) => ({
+      id: id(100 + i),
+      organizationId: id(1),
+      familyId: id(2),
+      name: `Ｍｕｇ ${i}`,
+      slug: `mug-${i}`,
+      status: "draft",
+      attributes: "{}",
+      tags: "[]",
+      searchText: ` ｍｕｇ ${i} mug ${i} `,
+      nameText: ` ｍｕｇ ${i} `,
+      createdAt: at,
+      updatedAt: at
+    }))
+    for (const chunk of chunksOf(rows, 500)) yield* sql`insert into products ${sql.insert(chunk)}`
+    yield* migrate
+    const matching = (query: string) =>
+      sql`select count(*) as n from products_fts where products_fts match ${query}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Number })))),
+        Effect.map(([r]) => r?.n)
+      )
+    expect([yield* matching(`name_text : ("mug")`), yield* matching(`"ｍｕｇ"`)]).toEqual([count, 0])
+    expect(yield* matching(`name_text : ("mug 4499")`)).toBe(1)
+    // The trigger that keeps the index current is back.
+    yield* sql`update products set name_text = ' teapot ' where id = ${id(100)}`
+    expect(yield* matching(`name_text : ("teapot")`)).toBe(1)
+  }).pipe(Effect.provide(SqliteStorage.client(":memory:"))), 60_000)

@@ -57,10 +57,11 @@ export const WORD_FORMAT = /(?!\u200b)\p{Cf}/gu
  * Latin letters of their own are spelled as slugs spell them (`straße` is found by `strasse`,
  * `łódź` by `lodz`), and the Greek final sigma is a sigma, as lower-casing writes one or the
  * other by its neighbours (`ΟΔΟΣ'Α`, `οδος`). Invisible format characters are dropped
- * (`WORD_FORMAT`), not read as a break.
+ * (`WORD_FORMAT`), not read as a break, and compatibility forms are spelled plainly
+ * (`plainLetters`: `Ｋｅｔｔｌｅ` is found by `kettle`, and `kettle` by `ｋｅｔｔｌｅ`).
  */
 export const searchText = (parts: ReadonlyArray<string>): string => {
-  const words = spellLatin(foldText(parts.join(" ").replace(WORD_FORMAT, ""))).replace(/ς/g, "σ").replace(/[^\p{L}\p{N}]+/gu, " ").trim()
+  const words = spellLatin(foldText(plainLetters(parts.join(" ").replace(WORD_FORMAT, "")))).replace(/ς/g, "σ").replace(/[^\p{L}\p{N}]+/gu, " ").trim()
   return words.length === 0 ? "" : ` ${words} `
 }
 
@@ -70,7 +71,9 @@ export const searchText = (parts: ReadonlyArray<string>): string => {
  * one brand. Folding lower-cases what upper-casing made of the lower-case spelling, so two
  * names written the same in capitals are one: `Straße`, `STRASSE` and `STRAẞE` (`strasse`);
  * the Greek final sigma is a sigma, which lower-casing writes by its neighbours (`ΟΔΟΣ'Α` is
- * `οδοσ'α`, `οδος'α` too). Composed again, as upper-casing may decompose (`ΐ`).
+ * `οδοσ'α`, `οδος'α` too). Composed again, as upper-casing may decompose (`ΐ`). Compatibility
+ * forms are spelled plainly (`plainLetters`: `Ａｃｍｅ` is `Acme`) and invisible format characters
+ * dropped (`WORD_FORMAT`: `Ac&shy;me` is `Acme`).
  */
 export const caseKey = (name: string): string =>
-  name.normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase().toUpperCase().toLowerCase().replace(/ς/g, "σ").normalize("NFC")
+  plainLetters(name.replace(WORD_FORMAT, "")).normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase().toUpperCase().toLowerCase().replace(/ς/g, "σ").normalize("NFC")

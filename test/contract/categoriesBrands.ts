@@ -169,6 +169,30 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(result.brandsFound).toEqual(["Straße"])
         expect(result.categoriesFound).toEqual(["Große Größen"])
       }))
+    it.effect("takes a name in a compatibility form or with an invisible format character for the plain name: Ａｃｍｅ is Acme, ﬁne is fine", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const brands = yield* Brands
+          const products = yield* Products
+          const categories = yield* Categories
+          const { family } = yield* schemaFixture
+          const acme = yield* brands.create({ name: "Acme" })
+          yield* brands.create({ name: "ﬁne Foods" })
+          yield* brands.create({ name: "Wasser\u00ADwerk" })
+          yield* products.create({ familyId: family.id, name: "Anvil", brandId: acme.id })
+          yield* categories.create({ name: "Ｗｉｎｔｅｒ Boots" })
+          return {
+            clashes: yield* Effect.forEach(["Ａｃｍｅ", "ＡＣＭＥ", "Ac\u00ADme"], (name, i) => failureOf(brands.create({ name, slug: `other-${i}` }))),
+            byName: (yield* products.list({ brand: "ＡＣＭＥ", withTotal: true })).total,
+            brandsFound: yield* Effect.forEach(["fine foods", "ＦＩＮＥ", "wasserwerk"], (q) => Effect.map(brands.list({ q }), (l) => l.map((b) => b.name))),
+            categoriesFound: yield* Effect.forEach(["winter", "ｗｉｎｔｅｒ ｂｏｏｔｓ"], (q) => Effect.map(categories.list({ q }), (l) => l.map((c) => c.name)))
+          }
+        }))
+        for (const clash of result.clashes) expect(clash).toContain("is taken")
+        expect(result.byName).toBe(1)
+        expect(result.brandsFound).toEqual([["ﬁne Foods"], ["ﬁne Foods"], ["Wasser\u00ADwerk"]])
+        expect(result.categoriesFound).toEqual([["Ｗｉｎｔｅｒ Boots"], ["Ｗｉｎｔｅｒ Boots"]])
+      }))
     it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

@@ -407,6 +407,31 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.parted).toEqual([result.ids.joined])
       }))
 
+    it.effect("finds a name or value in a compatibility form by its plain spelling, and a plain one by a query in a compatibility form", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const wide = yield* products.create({ familyId: family.id, name: "Ｋｅｔｔｌｅ ２０００" })
+          const flour = yield* products.create({ familyId: family.id, name: "Sack", attributes: { blurb: val("ﬁne ﬂour, 10 m²") } })
+          const plain = yield* products.create({ familyId: family.id, name: "Teapot" })
+          const searched = (q: string) => Effect.map(products.list({ q }), (l) => l.data.map((p) => p.id))
+          return {
+            ids: { wide: wide.id, flour: flour.id, plain: plain.id },
+            wide: yield* searched("kettle 2000"),
+            flour: yield* searched("fine flour m2"),
+            plain: yield* searched("ＴＥＡＰＯＴ"),
+            ligature: yield* searched("ﬂour"),
+            slug: wide.slug
+          }
+        }))
+        expect(result.wide).toEqual([result.ids.wide])
+        expect(result.flour).toEqual([result.ids.flour])
+        expect(result.plain).toEqual([result.ids.plain])
+        expect(result.ligature).toEqual([result.ids.flour])
+        expect(result.slug).toBe("kettle-2000")
+      }))
+
     it.effect("ranks exact matches before near misses, pages across both and counts them all", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

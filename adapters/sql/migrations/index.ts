@@ -24,6 +24,7 @@ import symbolMarksRichText from "./0027_symbol_marks_rich_text.js"
 import foldedNameKeys from "./0028_folded_name_keys.js"
 import nameText from "./0029_name_text.js"
 import searchTextWords from "./0030_search_text_words.js"
+import plainLetters from "./0031_plain_letters.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -52,5 +53,6 @@ export const migrations = {
   "27_symbol_marks_rich_text": symbolMarksRichText,
   "28_folded_name_keys": foldedNameKeys,
   "29_name_text": nameText,
-  "30_search_text_words": searchTextWords
+  "30_search_text_words": searchTextWords,
+  "31_plain_letters": plainLetters
 }
