@@ -4,8 +4,8 @@ import type { CatalogEvent } from "../../core/events/Event.js"
 import { EventLog } from "../../core/events/EventLog.js"
 import { appendedEvents } from "../../core/events/OutboxSignal.js"
 import { subscribed } from "../../core/events/Subscription.js"
+import { auditPage } from "./AuditQuery.js"
 import { chunksOf, JsonColumn, toBool, toJson } from "./Columns.js"
-import { decodeEventRows, toCatalogEvent } from "./EventRow.js"
 
 const decodeSubscriptions = Schema.decodeUnknown(
   Schema.Array(Schema.Struct({ organizationId: Schema.String, events: JsonColumn(Schema.Array(Schema.String)) }))
@@ -32,6 +32,7 @@ export const make = Effect.gen(function*() {
           id: e.id,
           organizationId: e.organizationId,
           name: e.name,
+          action: e.action,
           entityType: e.entityType,
           entityId: e.entityId,
           actorType: e.actor.type,
@@ -54,21 +55,7 @@ export const make = Effect.gen(function*() {
         if (events.some(toSend)) yield* FiberRef.set(appendedEvents, true)
       }).pipe(Effect.orDie),
     appendSent: (events) => insert(events, () => true).pipe(Effect.orDie),
-    list: (organizationId, f) => {
-      const conditions = [sql`organization_id = ${organizationId}`]
-      if (f.entityType !== undefined) conditions.push(sql`entity_type = ${f.entityType}`)
-      if (f.entityId !== undefined) conditions.push(sql`entity_id = ${f.entityId}`)
-      // The action is the name after its last dot: the name ends in "." + action.
-      if (f.action !== undefined) conditions.push(sql`substr(name, length(name) - ${f.action.length}) = ${`.${f.action}`}`)
-      if (f.since !== undefined) conditions.push(sql`created_at >= ${f.since}`)
-      if (f.until !== undefined) conditions.push(sql`created_at < ${f.until}`)
-      return sql`select * from events where ${sql.and(conditions)}
-                 order by seq desc limit ${f.limit + 1} offset ${f.offset}`.pipe(
-        Effect.flatMap(decodeEventRows),
-        Effect.orDie,
-        Effect.map((rows) => ({ events: rows.slice(0, f.limit).map(toCatalogEvent), hasMore: rows.length > f.limit }))
-      )
-    }
+    list: (organizationId, filter) => auditPage(sql, organizationId, filter)
   })
 })
 

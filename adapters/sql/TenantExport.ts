@@ -27,8 +27,9 @@ export const EXPORT_COLUMNS: Readonly<Record<string, ExportColumns>> = {
   // The secret and the headers sent with deliveries (a receiver's credentials go there).
   connectors: { json: ["events"], withheld: ["secret", "extraHeaders"] },
   api_keys: { withheld: ["keyHash"] },
-  // In the order they were recorded; the outbox's dispatch bookkeeping belongs to this database.
-  events: { json: ["payload"], withheld: ["seq", "xact", "dispatched", "claimedBy", "claimedUntil"], orderBy: "seq" }
+  // In the order they were recorded; the outbox's dispatch bookkeeping belongs to this database,
+  // and the action is the name's last part, kept apart for the audit log's index.
+  events: { json: ["payload"], withheld: ["seq", "xact", "dispatched", "claimedBy", "claimedUntil", "action"], orderBy: "seq" }
 }
 
 const fromJson = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value)

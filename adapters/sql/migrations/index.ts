@@ -25,6 +25,7 @@ import foldedNameKeys from "./0028_folded_name_keys.js"
 import nameText from "./0029_name_text.js"
 import searchTextWords from "./0030_search_text_words.js"
 import plainLetters from "./0031_plain_letters.js"
+import auditActions from "./0032_audit_actions.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -54,5 +55,6 @@ export const migrations = {
   "28_folded_name_keys": foldedNameKeys,
   "29_name_text": nameText,
   "30_search_text_words": searchTextWords,
-  "31_plain_letters": plainLetters
+  "31_plain_letters": plainLetters,
+  "32_audit_actions": auditActions
 }
