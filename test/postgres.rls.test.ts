@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, Schema, Stream } from "effect"
+import { auditPage } from "../adapters/sql/AuditQuery.js"
 import { APP_ROLE } from "../adapters/sql/Rls.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
 import { snakeToCamel } from "../adapters/sql/NameCase.js"
@@ -10,6 +11,7 @@ import { TENANT_TABLES } from "../adapters/sql/TenantTables.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { postgresAvailable, postgresClient, postgresStorage } from "./support/Postgres.js"
 import { Brands } from "../core/catalog/Brands.js"
+import type { AuditFilter } from "../core/events/AuditEntry.js"
 import { Categories } from "../core/catalog/Categories.js"
 import { Connectors } from "../core/connectors/Connectors.js"
 import { ContentPages } from "../core/content/ContentPages.js"
@@ -340,6 +342,22 @@ describe.runIf(available)("postgres row-level security", () => {
         }
         expect(seen).toEqual(expected)
         expect(yield* uow.tenant(a, count("organizations"))).toBe(1)
+      }))
+
+    it.effect("answers a tenant's audit log statement, by action, entity type or dates, with the tenant's own events alone, whatever organization it names", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const a = yield* filledTenant
+        const b = yield* filledTenant
+        const names = (tenant: string, organizationId: string, filter: Partial<AuditFilter>) =>
+          uow.tenant(tenant, auditPage(sql, organizationId, { limit: 200, offset: 0, ...filter })).pipe(Effect.map((page) => page.events.map((e) => e.name)))
+        const filters: ReadonlyArray<Partial<AuditFilter>> = [{}, { action: "created" }, { entityType: "product" }, { since: "1970-01-01", until: "2100-01-01" }]
+        for (const filter of filters) {
+          expect(yield* names(b, b, filter)).not.toEqual([])
+          expect(yield* names(a, b, filter)).toEqual([])
+        }
+        expect(yield* names(a, a, { action: "created", entityType: "product" })).toEqual(["product.created", "product.created"])
       }))
   })
 })
