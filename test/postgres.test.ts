@@ -12,6 +12,7 @@ import { productLinksSuite } from "./contract/productLinks.js"
 import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
+import { auditAtomicitySuite } from "./contract/auditAtomicity.js"
 import { tenancySuite } from "./contract/tenancy.js"
 import { productJsonSuite } from "./contract/productJson.js"
 
@@ -22,6 +23,7 @@ describe.runIf(available)("postgres", () => {
   modifiersSuite("postgres: modifiers", postgresStorage)
   schemaSuite("postgres: schema", postgresStorage)
   outboxSuite("postgres: outbox", postgresStorage)
+  auditAtomicitySuite("postgres: audit atomicity", postgresStorage)
   productsSuite("postgres: products", postgresStorage)
   productQueriesSuite("postgres: product queries", postgresStorage)
   productFacetsSuite("postgres: product facets", postgresStorage)

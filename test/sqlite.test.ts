@@ -20,6 +20,7 @@ import { productLinksSuite } from "./contract/productLinks.js"
 import { mediaSuite } from "./contract/media.js"
 import { schemaSuite } from "./contract/schema.js"
 import { outboxSuite } from "./contract/outbox.js"
+import { auditAtomicitySuite } from "./contract/auditAtomicity.js"
 import { tenancySuite } from "./contract/tenancy.js"
 import { productJsonSuite } from "./contract/productJson.js"
 
@@ -29,6 +30,7 @@ tenancySuite("sqlite: tenancy", storage)
 modifiersSuite("sqlite: modifiers", storage)
 schemaSuite("sqlite: schema", storage)
 outboxSuite("sqlite: outbox", storage)
+auditAtomicitySuite("sqlite: audit atomicity", storage)
 productsSuite("sqlite: products", storage)
 productQueriesSuite("sqlite: product queries", storage)
 productFacetsSuite("sqlite: product facets", storage)
