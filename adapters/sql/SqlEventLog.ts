@@ -32,7 +32,6 @@ export const make = Effect.gen(function*() {
           id: e.id,
           organizationId: e.organizationId,
           name: e.name,
-          action: e.action,
           entityType: e.entityType,
           entityId: e.entityId,
           actorType: e.actor.type,
