@@ -5,7 +5,7 @@ import { unknownMediaIssues } from "../media/MediaValues.js"
 import { type AttributeSpec, type AttributeValues } from "../schema/AttributeValues.js"
 import type { ValueChecks } from "../schema/PatternTimer.js"
 import type { FamilySchema } from "../schema/FamilyRepository.js"
-import { Conflict, type Issue, ValidationFailed } from "../shared/Errors.js"
+import { addIssues, Conflict, type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { CreateProduct, ProductRecord, UpdateProduct } from "./Product.js"
 import type { ProductWrite } from "./ProductRepository.js"
 import { attributeChanges, mergeValues, missingRequired, productIndex, splitUndeclaredRemovals, withoutRemovals } from "./ProductValues.js"
@@ -112,11 +112,11 @@ export const planCreate = (
   const issues = referenceIssues(ctx, input.brandId, input.categoryIds)
   const specs = specsOf(schema)
   const checked = ctx.checks.values(specs, input.attributes ?? {}, ["attributes"])
-  if (Either.isLeft(checked)) issues.push(...checked.left)
-  else issues.push(...unknownMediaIssues(specs, checked.right, ctx.media))
+  if (Either.isLeft(checked)) addIssues(issues, checked.left)
+  else addIssues(issues, unknownMediaIssues(specs, checked.right, ctx.media))
   const values = Either.isRight(checked) ? withoutRemovals(checked.right) : {}
   const status = input.status ?? "draft"
-  if (status === "active" && Either.isRight(checked)) issues.push(...missingRequired(schema.attributes, values, ctx.scope))
+  if (status === "active" && Either.isRight(checked)) addIssues(issues, missingRequired(schema.attributes, values, ctx.scope))
   if (issues.length > 0) return Either.left(ValidationFailed.of(issues))
 
   let slug: string
@@ -177,10 +177,10 @@ export const planUpdate = (
     const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, patch.attributes)
     const checked = ctx.checks.values(specs, declared, ["attributes"])
     if (Either.isLeft(checked)) {
-      issues.push(...checked.left)
+      addIssues(issues, checked.left)
       valuesKnown = false
     } else {
-      issues.push(...unknownMediaIssues(specs, checked.right, ctx.media, current.attributes))
+      addIssues(issues, unknownMediaIssues(specs, checked.right, ctx.media, current.attributes))
       const merged = mergeValues(current.attributes, { ...checked.right, ...removals })
       values = merged.merged
       touched = merged.touched
@@ -190,12 +190,12 @@ export const planUpdate = (
     // Values kept from the old family must suit the new one.
     const recheck = ctx.checks.values(specs, values, ["attributes"])
     if (Either.isLeft(recheck)) {
-      issues.push(...recheck.left)
+      addIssues(issues, recheck.left)
       valuesKnown = false
     }
   }
   // As on create, the required attributes are named next to the issues of the other fields.
-  if (patch.status === "active" && valuesKnown) issues.push(...missingRequired(schema.attributes, values, ctx.scope))
+  if (patch.status === "active" && valuesKnown) addIssues(issues, missingRequired(schema.attributes, values, ctx.scope))
   if (issues.length > 0) return Either.left(ValidationFailed.of(issues))
 
   let slug = current.slug

@@ -1,5 +1,5 @@
 import { Either, Schema } from "effect"
-import type { Issue } from "../shared/Errors.js"
+import { addIssues, type Issue } from "../shared/Errors.js"
 import { isRecord, VALUE_VALIDATORS } from "./ValueValidators.js"
 
 export const AttributeType = Schema.Literal(
@@ -158,7 +158,7 @@ export const validateAttributeValues = (
         continue
       }
       const checked = validateValue(spec, entry.value, [...at, i, "value"])
-      if (Either.isLeft(checked)) issues.push(...checked.left)
+      if (Either.isLeft(checked)) addIssues(issues, checked.left)
       else normalized.push({ locale, channel, value: checked.right })
     }
     out[code] = normalized

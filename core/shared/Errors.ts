@@ -8,6 +8,14 @@ export const Issue = Schema.Struct({
 })
 export type Issue = typeof Issue.Type
 
+/**
+ * Appends `more` to `issues` one at a time. Spread into `push`, each issue would be an argument
+ * of one call, and a body with a hundred thousand bad values overflows the stack.
+ */
+export const addIssues = (issues: Array<Issue>, more: Iterable<Issue>): void => {
+  for (const issue of more) issues.push(issue)
+}
+
 /** The issues in one line, each after its path: the message of a 422. */
 export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
   issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")

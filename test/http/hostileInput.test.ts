@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, type TestTenant } from "../support/TestHost.js"
+
+let host: TestHost
+beforeAll(async () => {
+  host = await startTestHost()
+})
+afterAll(() => host.close())
+
+/** A tenant with a product family declaring one multiselect attribute, and a product of it. */
+const catalog = async (t: TestTenant) => {
+  const family = await t.req("POST", "/v1/attribute-families", { body: { code: "hostile", label: {} } })
+  const colours = await t.req("POST", "/v1/attributes", { body: { code: "colours", label: {}, type: "multiselect" } })
+  await t.req("POST", `/v1/attribute-families/${family.json.id}/attributes`, { body: { attributeId: colours.json.id } })
+  const product = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Target" } })
+  return { familyId: family.json.id as string, productId: product.json.id as string }
+}
+
+/** `n` attribute codes no family declares, each with an empty list of entries. */
+const undeclaredCodes = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, []]))
+
+describe("a flood of bad values", () => {
+  // Some hundred thousand issues, each passed as one argument of a call, overflowed the stack: a 500.
+  it("refuses 200,000 undeclared attribute codes with 422 in the envelope, on create, update and bulk", async () => {
+    const t = await host.tenant()
+    const { familyId, productId } = await catalog(t)
+    const attributes = undeclaredCodes(200_000)
+    const first = { path: ["attributes", "c0"], message: "attribute c0 is not declared by the family", code: "unknown_attribute" }
+    const created = await t.req("POST", "/v1/products", { body: { familyId, name: "Flood", attributes } })
+    expect([created.status, created.json.error.code, created.json.error.details.issues[0]]).toEqual([422, "validation_failed", first])
+    const updated = await t.req("PATCH", `/v1/products/${productId}`, { body: { attributes } })
+    expect([updated.status, updated.json.error.code, updated.json.error.details.issues[0]]).toEqual([422, "validation_failed", first])
+    const bulk = await t.req("POST", "/v1/products/bulk", { body: { items: [{ op: "create", familyId, name: "Flood", attributes }] } })
+    expect([bulk.status, bulk.json.results[0].ok, bulk.json.results[0].error.code]).toEqual([200, false, "validation_failed"])
+    expect(bulk.json.results[0].error.details.issues[0]).toEqual(first)
+  })
+
+  it("refuses a multiselect value of 200,000 numbers with 422 in the envelope", async () => {
+    const t = await host.tenant()
+    const { familyId } = await catalog(t)
+    const value = Array.from({ length: 200_000 }, () => 5)
+    const r = await t.req("POST", "/v1/products", { body: { familyId, name: "Flood", attributes: { colours: [{ locale: null, channel: null, value }] } } })
+    expect([r.status, r.json.error.code]).toEqual([422, "validation_failed"])
+    expect(r.json.error.details.issues[0]).toEqual({ path: ["attributes", "colours", 0, "value", 0], message: expect.any(String), code: expect.any(String) })
+  })
+})
