@@ -15,10 +15,6 @@ export interface RawIssue {
   readonly message: string
 }
 
-const startsWith = (path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<PropertyKey>) =>
-  path.length >= prefix.length && prefix.every((k, i) => k === path[i])
-const samePath = (a: ReadonlyArray<PropertyKey>, b: ReadonlyArray<PropertyKey>) => a.length === b.length && startsWith(a, b)
-
 const ALTERNATIVE = /^Expected (.*), actual (.*)$/s
 /** What an issue expected, in words: a struct's own description lists every field's schema. */
 const expectedOf = (description: string) =>
@@ -26,28 +22,73 @@ const expectedOf = (description: string) =>
 
 const pathOf = (path: ReadonlyArray<PropertyKey>): Array<string | number> => path.map((p) => (typeof p === "symbol" ? String(p) : p))
 
+/** One path step as text, no two steps alike (`0` and `"0"` differ). */
+const stepKey = (p: PropertyKey) => (typeof p === "symbol" ? `@${String(p)}` : JSON.stringify(p))
+
+/** The key of each prefix of `path`, the empty one first and the whole path last. */
+const prefixKeys = (path: ReadonlyArray<PropertyKey>): Array<string> => {
+  const keys = [""]
+  for (const p of path) keys.push(`${keys[keys.length - 1]}/${stepKey(p)}`)
+  return keys
+}
+
+const increment = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1)
+
 /**
  * One issue per bad value. A union reports each member it tried: an optional field also fails
  * its `undefined` member (dropped where another issue names the value or a part of it), a
  * nullable value that failed a refinement or inside also fails its `null` member (dropped),
  * and the members a value matched none of are merged into one issue listing them.
+ *
+ * Linear in the issues: a body of a hundred thousand bad values is answered in a moment, where
+ * comparing each issue with every other took minutes.
  */
 export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
-  const kept = raw.filter((i) => !(
-    (i.message.startsWith("Expected undefined, actual") && raw.some((o) => o !== i && startsWith(o.path, i.path))) ||
-    (i.message.startsWith("Expected null, actual") && raw.some((o) =>
-      o !== i && startsWith(o.path, i.path) && (o.path.length > i.path.length || !ALTERNATIVE.test(o.message))
-    ))
-  ))
-  const out: Array<Issue & { alternatives?: Array<string>; actual?: string }> = []
-  for (const i of kept) {
-    const path = pathOf(i.path)
-    const alternative = ALTERNATIVE.exec(i.message)
-    const merged = alternative === null ? undefined : out.find((o) => o.alternatives !== undefined && samePath(o.path, path) && o.actual === alternative[2])
-    if (alternative !== null && merged !== undefined) merged.alternatives?.push(expectedOf(alternative[1] ?? ""))
-    else if (alternative !== null) out.push({ path, message: i.message, code: ISSUE_CODES[i._tag] ?? "invalid", alternatives: [expectedOf(alternative[1] ?? "")], actual: alternative[2] ?? "" })
-    else out.push({ path, message: i.message, code: ISSUE_CODES[i._tag] ?? "invalid" })
+  // By path: how many issues lie at it or below it, how many exactly at it, and how many of
+  // those exactly at it are no "Expected ..., actual ..." alternative.
+  const within = new Map<string, number>()
+  const at = new Map<string, number>()
+  const plainAt = new Map<string, number>()
+  const keyOf: Array<string> = []
+  for (const i of raw) {
+    const keys = prefixKeys(i.path)
+    for (const key of keys) increment(within, key)
+    const key = keys[keys.length - 1] ?? ""
+    keyOf.push(key)
+    increment(at, key)
+    if (!ALTERNATIVE.test(i.message)) increment(plainAt, key)
   }
+  const dropped = (i: RawIssue, key: string) => {
+    // Another issue at the same path or below it (this one counts itself once).
+    if (i.message.startsWith("Expected undefined, actual")) return (within.get(key) ?? 0) > 1
+    // This one is an alternative, so it is neither below its path nor among the plain ones at it.
+    if (i.message.startsWith("Expected null, actual")) return (within.get(key) ?? 0) > (at.get(key) ?? 0) || (plainAt.get(key) ?? 0) > 0
+    return false
+  }
+  const out: Array<Issue & { alternatives?: Array<string>; actual?: string }> = []
+  // The alternatives issue of each path and actual value, which later members join.
+  const merged = new Map<string, { alternatives: Array<string> }>()
+  raw.forEach((i, n) => {
+    const key = keyOf[n] ?? ""
+    if (dropped(i, key)) return
+    const path = pathOf(i.path)
+    const code = ISSUE_CODES[i._tag] ?? "invalid"
+    const alternative = ALTERNATIVE.exec(i.message)
+    if (alternative === null) {
+      out.push({ path, message: i.message, code })
+      return
+    }
+    const actual = alternative[2] ?? ""
+    const expected = expectedOf(alternative[1] ?? "")
+    const mergeKey = `${key}\u0000${actual}`
+    const earlier = merged.get(mergeKey)
+    if (earlier !== undefined) earlier.alternatives.push(expected)
+    else {
+      const issue = { path, message: i.message, code, alternatives: [expected], actual }
+      merged.set(mergeKey, issue)
+      out.push(issue)
+    }
+  })
   return out.map((i) => ({
     path: i.path,
     message: i.alternatives === undefined ? i.message : `Expected ${i.alternatives.join(" | ")}, actual ${i.actual}`,
