@@ -20,16 +20,33 @@ export const addIssues = (issues: Array<Issue>, more: Iterable<Issue>): void => 
 export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
   issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")
 
-/** The input, or a business rule applied to it, rejected the write. */
+/**
+ * How many issues a refusal lists. A body of a hundred thousand bad values would otherwise be
+ * answered with a hundred thousand issues, tens of megabytes; the first ones tell the client
+ * what to fix.
+ */
+export const MAX_ISSUES = 100
+
+/**
+ * The input, or a business rule applied to it, rejected the write. `issues` holds at most
+ * `MAX_ISSUES` of them, in the order of the input; `truncated` is set when there were more.
+ */
 export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
   message: Schema.String,
-  issues: Schema.Array(Issue)
+  issues: Schema.Array(Issue),
+  truncated: Schema.optional(Schema.Boolean)
 }) {
   static one(path: ReadonlyArray<string | number>, message: string, code = "invalid"): ValidationFailed {
     return ValidationFailed.of([{ path, message, code }])
   }
-  static of(issues: ReadonlyArray<Issue>): ValidationFailed {
-    return new ValidationFailed({ message: issuesSummary(issues), issues })
+  /**
+   * The refusal listing the first `MAX_ISSUES` of `issues`, its message joining those;
+   * `truncated` says that these are not all (a caller may know more were left out before).
+   */
+  static of(issues: ReadonlyArray<Issue>, truncated = false): ValidationFailed {
+    if (issues.length <= MAX_ISSUES && !truncated) return new ValidationFailed({ message: issuesSummary(issues), issues })
+    const listed = issues.slice(0, MAX_ISSUES)
+    return new ValidationFailed({ message: `${issuesSummary(listed)}; and more issues not listed`, issues: listed, truncated: true })
   }
 }
 

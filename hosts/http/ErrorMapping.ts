@@ -2,10 +2,11 @@ import { HttpApiBuilder, HttpApiError, type HttpApp, HttpIncomingMessage, HttpSe
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
-import { type Forbidden, issuesSummary, OrganizationGone, type Unauthenticated, type ValidationFailed } from "../../core/shared/Errors.js"
+import { type Forbidden, OrganizationGone, type Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
-import { envelope } from "./Errors.js"
+import { isCutShort } from "./DecodeFailures.js"
+import { envelope, validationFailedEnvelope } from "./Errors.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
 import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
@@ -78,7 +79,7 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKin
 const ITEMWISE: ReadonlySet<string> = new Set(["products.bulk"])
 
 const refused = (issues: ReadonlyArray<Omit<TextIssue, "code"> & { readonly code: string }>) =>
-  json(422, envelope("validation_failed", issuesSummary(issues), { issues }))
+  json(422, validationFailedEnvelope(ValidationFailed.of(issues)))
 
 /**
  * The body as text, read up to `limit` bytes: a chunked body declares no length, so its size
@@ -200,7 +201,8 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
           const error = failure.value
           if (isDecodeError(error)) {
             const issues = decodeIssues(error.issues)
-            return Effect.succeed(json(422, envelope("validation_failed", issuesSummary(issues) || error.message, { issues })))
+            const refusal = issues.length > 0 ? ValidationFailed.of(issues, isCutShort(error)) : new ValidationFailed({ message: error.message, issues })
+            return Effect.succeed(json(422, validationFailedEnvelope(refusal)))
           }
           if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
             return Effect.succeed(json(404, envelope("not_found", "no such route")))

@@ -42,17 +42,25 @@ export const UnauthenticatedWire = Schema.transform(Envelope, Unauthenticated, {
   encode: (e) => envelope("unauthenticated", e.message)
 }).annotations(HttpApiSchema.annotations({ status: 401 }))
 
-const IssueList = Schema.Struct({ issues: ValidationFailed.fields.issues })
+const IssueList = Schema.Struct({ issues: ValidationFailed.fields.issues, truncated: Schema.optional(Schema.Boolean) })
 
+/** `details` is `{issues}`, plus `truncated: true` where `issues` lists only the first `MAX_ISSUES` of them. */
 export const ValidationFailedWire = Schema.transform(Envelope, ValidationFailed, {
   strict: true,
-  decode: (e) => ({
-    _tag: "ValidationFailed" as const,
-    message: e.error.message,
-    issues: Schema.is(IssueList)(e.error.details) ? e.error.details.issues : []
-  }),
-  encode: (e) => envelope("validation_failed", e.message, { issues: e.issues })
+  decode: (e) => {
+    const details = Schema.is(IssueList)(e.error.details) ? e.error.details : { issues: [] }
+    return {
+      _tag: "ValidationFailed" as const,
+      message: e.error.message,
+      issues: details.issues,
+      ...(details.truncated === true ? { truncated: true } : {})
+    }
+  },
+  encode: (e) => envelope("validation_failed", e.message, e.truncated === true ? { issues: e.issues, truncated: true } : { issues: e.issues })
 }).annotations(HttpApiSchema.annotations({ status: 422 }))
+
+/** A refusal as its 422 envelope, for refusals the edge answers itself. */
+export const validationFailedEnvelope = (e: ValidationFailed): Envelope => Schema.encodeSync(ValidationFailedWire)(e)
 
 /** A core error as the envelope's `error` object, for failures reported inside a 200 body (bulk items). */
 export const errorObject = (e: NotFound | Conflict | ValidationFailed): Envelope["error"] => {
