@@ -25,6 +25,37 @@ describe("authentication", () => {
     }
   })
 
+  // Public by DESIGN.md: the health probes and the changelog. Every other operation the
+  // OpenAPI document lists, present or future, must refuse a caller without credentials.
+  it("refuses every operation of the OpenAPI document but the public ones with 401 when called without valid credentials", async () => {
+    const PUBLIC = ["GET /healthz", "GET /readyz", "GET /v1/changelog"]
+    const spec = await host.request("GET", "/openapi.json")
+    const operations = Object.entries(spec.json.paths as Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>)
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })))
+    expect(operations.filter((o) => PUBLIC.includes(`${o.method} ${o.path}`)).length).toBe(PUBLIC.length)
+    const guarded = operations.filter((o) => !PUBLIC.includes(`${o.method} ${o.path}`))
+    // Enough that a document listing nothing, or only a few routes, fails here.
+    expect(guarded.length).toBeGreaterThan(70)
+    for (const { method, path } of operations.filter((o) => PUBLIC.includes(`${o.method} ${o.path}`))) {
+      expect([method, path, (await host.request(method, path)).status]).toEqual([method, path, 200])
+    }
+    const unauthenticated = { error: { code: "unauthenticated", message: expect.any(String) } }
+    for (const { method, path, operation } of guarded) {
+      const url = path.replace(/\{[^}]+\}/g, () => uuid())
+      const types = Object.keys(operation.requestBody?.content ?? {})
+      const body: { rawBody?: string; headers?: Record<string, string> } = types.includes("application/json")
+        ? { rawBody: "{}", headers: { "content-type": "application/json" } }
+        : types.includes("multipart/form-data")
+        ? { rawBody: '--b\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\n\r\na\r\n--b--\r\n', headers: { "content-type": "multipart/form-data; boundary=b" } }
+        : {}
+      for (const auth of [undefined, "pim_not-a-key", host.session(uuid(), undefined, -60)]) {
+        const r = await host.request(method, url, { ...body, ...(auth === undefined ? {} : { auth }) })
+        expect([method, path, r.status, r.json]).toEqual([method, path, 401, unauthenticated])
+      }
+      if (method === "GET") expect([path, (await host.request("HEAD", url)).status]).toEqual([path, 401])
+    }
+  })
+
   it("reads the Bearer scheme in any case and around any spaces, and refuses an empty token or two Authorization headers", async () => {
     const t = await host.tenant()
     for (const header of [`bearer ${t.apiKey}`, `BEARER   ${t.apiKey}  `, `Bearer\t${t.apiKey}`]) {
