@@ -1,5 +1,5 @@
 import { ParseResult } from "effect"
-import { type Issue, ValidationFailed } from "./Errors.js"
+import { type Issue, MAX_ISSUES, ValidationFailed } from "./Errors.js"
 
 const ISSUE_CODES: Readonly<Record<string, string>> = {
   Missing: "required",
@@ -96,6 +96,74 @@ export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
   }))
 }
 
+/**
+ * How many failed checks of a request's schema failure are formatted. A bad value can fail
+ * several (each member of a union, the `undefined` of an optional field): ten per listed
+ * issue leave the first `MAX_ISSUES` whole.
+ */
+export const MAX_FAILED_CHECKS = 10 * MAX_ISSUES
+
+type Issues = ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue>
+const isList = (issues: Issues): issues is Extract<Issues, ReadonlyArray<unknown>> => Array.isArray(issues)
+
+/**
+ * The issue with at most `budget.left` failed checks (its leaves), the first ones in the
+ * order of the input; `budget.cut` is set when some were left out. Only what is kept is
+ * visited, so a failure of millions of values is cut in a moment.
+ */
+const prune = (issue: ParseResult.ParseIssue, budget: { left: number; cut: boolean }): ParseResult.ParseIssue | undefined => {
+  if (budget.left === 0) {
+    budget.cut = true
+    return undefined
+  }
+  switch (issue._tag) {
+    case "Type":
+    case "Missing":
+    case "Unexpected":
+    case "Forbidden":
+      budget.left--
+      return issue
+    case "Pointer": {
+      const inner = prune(issue.issue, budget)
+      return inner === undefined ? undefined : new ParseResult.Pointer(issue.path, issue.actual, inner)
+    }
+    case "Refinement": {
+      const inner = prune(issue.issue, budget)
+      return inner === undefined ? undefined : new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, inner)
+    }
+    case "Transformation": {
+      const inner = prune(issue.issue, budget)
+      return inner === undefined ? undefined : new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, inner)
+    }
+    case "Composite": {
+      if (!isList(issue.issues)) {
+        const inner = prune(issue.issues, budget)
+        return inner === undefined ? undefined : new ParseResult.Composite(issue.ast, issue.actual, inner, issue.output)
+      }
+      const kept: Array<ParseResult.ParseIssue> = []
+      for (const child of issue.issues) {
+        const inner = prune(child, budget)
+        if (inner === undefined) break
+        kept.push(inner)
+      }
+      const [first, ...rest] = kept
+      return first === undefined ? undefined : new ParseResult.Composite(issue.ast, issue.actual, [first, ...rest], issue.output)
+    }
+  }
+}
+
+/**
+ * A schema failure cut to its first `MAX_FAILED_CHECKS` failed checks, and whether some were
+ * left out: formatting all of them, for input of a million bad values, took minutes of CPU and
+ * gigabytes, for a 422 that lists 100.
+ */
+export const firstFailedChecks = (error: ParseResult.ParseError): { readonly error: ParseResult.ParseError; readonly cut: boolean } => {
+  const budget = { left: MAX_FAILED_CHECKS, cut: false }
+  return { error: new ParseResult.ParseError({ issue: prune(error.issue, budget) ?? error.issue }), cut: budget.cut }
+}
+
 /** A schema failure as the issues of a 422, for input decoded outside the HTTP contract (bulk items). */
-export const validationFailedOf = (error: ParseResult.ParseError): ValidationFailed =>
-  ValidationFailed.of(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)))
+export const validationFailedOf = (error: ParseResult.ParseError): ValidationFailed => {
+  const first = firstFailedChecks(error)
+  return ValidationFailed.of(decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(first.error)), first.cut)
+}
