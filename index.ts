@@ -18,6 +18,7 @@ import type { Storage } from "./adapters/sql/SqlStorage.js"
 import * as Catalog from "./core/Catalog.js"
 import type { BlobStore } from "./core/shared/BlobStore.js"
 import { CatalogSettings } from "./core/shared/CatalogSettings.js"
+import { decodeUntrusted } from "./core/shared/UntrustedInput.js"
 import type { WebhookSender } from "./core/webhooks/WebhookSender.js"
 
 export interface CatalogOptions<A, E, R> {
@@ -52,6 +53,19 @@ export const catalogLayer = <A, E, R>(options: CatalogOptions<A, E, R>) =>
     )
   )
 
+/**
+ * Checks untrusted input against one of the input schemas exported below, as the HTTP host
+ * checks a request: nesting deeper than 64 levels and text no database stores (U+0000, unpaired
+ * surrogates) are refused first, then every issue of the schema at once, each refusal the
+ * `ValidationFailed` whose issues a 422 carries. The use cases trust what they are given (a
+ * typed value is not a checked one: an empty name or a malformed slug would be stored as is),
+ * so decode whatever did not come from the app's own code first. Query schemas decode from
+ * text, as URL parameters come.
+ *
+ *   const input = yield* decodeInput(CreateProduct)(JSON.parse(body))
+ */
+export const decodeInput = decodeUntrusted
+
 export * as FileBlobStore from "./adapters/blobs/FileBlobStore.js"
 export * as HttpWebhookSender from "./adapters/webhooks/HttpWebhookSender.js"
 export * as MemoryWebhookSender from "./adapters/webhooks/MemoryWebhookSender.js"
@@ -59,7 +73,7 @@ export { DispatcherLive } from "./core/webhooks/Dispatcher.js"
 export * as PostgresStorage from "./adapters/postgres/PostgresStorage.js"
 export * as SqliteStorage from "./adapters/sqlite/SqliteStorage.js"
 export { CatalogEvent } from "./core/events/Event.js"
-export { Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed } from "./core/shared/Errors.js"
+export { Conflict, Forbidden, NotFound, TooLarge, Unauthenticated, ValidationFailed } from "./core/shared/Errors.js"
 export { CurrentTenant } from "./core/tenancy/Actor.js"
 export { ApiKeys } from "./core/tenancy/ApiKeys.js"
 export { Authentication } from "./core/tenancy/Authentication.js"
@@ -79,3 +93,20 @@ export { Relationships } from "./core/relationships/Relationships.js"
 export { Connectors } from "./core/connectors/Connectors.js"
 export { AuditLog } from "./core/events/AuditLog.js"
 export { MemoryBlobStore, NodeCrypto }
+
+// The inputs of the use cases, as the HTTP host decodes them (see `decodeInput`).
+export { CreateApiKey, RenameApiKey } from "./core/tenancy/ApiKey.js"
+export { CreateOrganization, UpdateOrganization } from "./core/tenancy/Organization.js"
+export { CreateAttribute, CreateAttributeGroup, UpdateAttribute } from "./core/schema/Attribute.js"
+export { AttachAttribute, CreateFamily, UpdateAttachment, UpdateFamily } from "./core/schema/Family.js"
+export { CreateProduct, UpdateProduct } from "./core/products/Product.js"
+export { FacetsQuery, ListProductsQuery } from "./core/products/ProductQuery.js"
+export { CreateVariant, UpdateVariant } from "./core/variants/Variant.js"
+export { CreateCategory, ListCategoriesQuery, UpdateCategory } from "./core/catalog/Category.js"
+export { CreateBrand, ListBrandsQuery, UpdateBrand } from "./core/catalog/Brand.js"
+export { CreateContentPage, UpdateContentPage } from "./core/content/ContentPage.js"
+export { MAX_MEDIA_BYTES, UpdateMedia } from "./core/media/Media.js"
+export { CreateModifier, UpdateModifier } from "./core/modifiers/Modifier.js"
+export { AttachModifier } from "./core/modifiers/ProductModifier.js"
+export { CreateRelationship } from "./core/relationships/Relationship.js"
+export { InstallConnector, UpdateConnector } from "./core/connectors/Connector.js"

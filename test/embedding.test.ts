@@ -1,18 +1,29 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Schedule } from "effect"
+import { Effect, Exit, Layer, Schedule, Stream } from "effect"
 import {
   ApiKeys,
   AuditLog,
   Authentication,
   catalogLayer,
   Connectors,
+  CreateBrand,
+  CreateFamily,
+  CreateOrganization,
+  CreateProduct,
   CurrentTenant,
+  decodeInput,
   DispatcherLive,
   Families,
+  Forbidden,
+  ListProductsQuery,
+  MAX_MEDIA_BYTES,
+  MediaLibrary,
   MemoryWebhookSender,
   Organizations,
   Products,
-  SqliteStorage
+  SqliteStorage,
+  TooLarge,
+  ValidationFailed
 } from "../index.js"
 
 // What another Node app does: the catalog from a storage layer, called directly, no HTTP.
@@ -73,4 +84,73 @@ describe("embedding the catalog as a library", () => {
       })
       yield* Effect.scoped(Layer.build(app).pipe(Effect.flatMap((context) => Effect.provide(run, context))))
     }))
+
+  it.live("decodes untrusted input with the schemas and refusals of the HTTP host, as ValidationFailed", () =>
+    Effect.gen(function*() {
+      const org = yield* (yield* Organizations).create({ name: "Decoding shop", slug: "decoding" }, { _tag: "Service" })
+      const tenant = CurrentTenant.of({ organizationId: org.id, actor: { type: "system", id: org.id }, role: null })
+      const inTenant = <A, E>(effect: Effect.Effect<A, E, CurrentTenant>) => Effect.provideService(effect, CurrentTenant, tenant)
+      const refused = (effect: Effect.Effect<unknown, ValidationFailed>) =>
+        Effect.flip(effect).pipe(Effect.map((e) => (expect(e).toBeInstanceOf(ValidationFailed), e.issues.map(({ code, path }) => ({ code, path })))))
+
+      // Every issue at once, as a 422 lists them.
+      expect(yield* refused(decodeInput(CreateBrand)({ name: "", slug: "Not a slug" }))).toEqual([
+        { code: "invalid", path: ["name"] },
+        { code: "invalid", path: ["slug"] }
+      ])
+      expect(yield* refused(decodeInput(CreateProduct)({ name: 42 }))).toEqual([
+        { code: "required", path: ["familyId"] },
+        { code: "invalid_type", path: ["name"] }
+      ])
+      // Text no database stores, and nesting past 64 levels, are refused before the schema.
+      expect(yield* refused(decodeInput(CreateOrganization)({ name: "Bad\u0000name", slug: "bad" }))).toEqual([
+        { code: "invalid_character", path: ["name"] }
+      ])
+      let deep: unknown = "leaf"
+      for (let i = 0; i < 100_000; i++) deep = [deep]
+      expect(yield* refused(decodeInput(CreateProduct)({ name: "Deep", familyId: org.id, attributes: { x: deep } }))).toEqual([
+        { code: "too_deep", path: [] }
+      ])
+      // Query schemas decode URL parameters (text) and refuse unknown keys, as the host does.
+      expect(yield* refused(decodeInput(ListProductsQuery)({ limit: "2", colour: "red" }))).toEqual([
+        { code: "unrecognized_key", path: ["colour"] }
+      ])
+
+      const family = yield* inTenant((yield* Families).create(yield* decodeInput(CreateFamily)({ code: "mugs", label: { en: "Mugs" } })))
+      const body: unknown = JSON.parse(JSON.stringify({ familyId: family.id, name: "Tall mug", tags: ["Blue Glaze"] }))
+      const product = yield* inTenant((yield* Products).create(yield* decodeInput(CreateProduct)(body)))
+      const page = yield* inTenant((yield* Products).list(yield* decodeInput(ListProductsQuery)({ limit: "1", tag: "blue-glaze" })))
+      expect(page.data.map((p) => p.id)).toEqual([product.id])
+    }).pipe(Effect.provide(catalog)))
+
+  it.live("refuses an upload over the media limit with TooLarge", () =>
+    Effect.gen(function*() {
+      const org = yield* (yield* Organizations).create({ name: "Upload shop", slug: "uploads" }, { _tag: "Service" })
+      const tenant = CurrentTenant.of({ organizationId: org.id, actor: { type: "system", id: org.id }, role: null })
+      const inTenant = <A, E>(effect: Effect.Effect<A, E, CurrentTenant>) => Effect.provideService(effect, CurrentTenant, tenant)
+      const family = yield* inTenant((yield* Families).create({ code: "posters", label: { en: "Posters" } }))
+      const product = yield* inTenant((yield* Products).create({ familyId: family.id, name: "Poster" }))
+      const chunk = new Uint8Array(4 * 1024 * 1024)
+      const content = Stream.repeatValue(chunk).pipe(Stream.take(MAX_MEDIA_BYTES / chunk.length + 1))
+      const error = yield* Effect.flip(inTenant((yield* MediaLibrary).upload(
+        product.id,
+        Stream.make({ _tag: "File" as const, key: "file", filename: "huge.bin", contentType: "application/octet-stream", content })
+      )))
+      expect(error).toBeInstanceOf(TooLarge)
+      expect((yield* inTenant((yield* MediaLibrary).list(product.id, { limit: 10, offset: 0 }))).data).toEqual([])
+    }).pipe(Effect.provide(catalog)))
+
+  it.live("serves one organization in single-tenant mode, as the README shows", () =>
+    Effect.gen(function*() {
+      const organizations = yield* Organizations
+      const shop = yield* organizations.ensureBootstrap("default")
+      expect(yield* organizations.ensureBootstrap("default")).toEqual(shop)
+      const tenant = CurrentTenant.of({ organizationId: shop.id, actor: { type: "service", id: "storefront-sync" }, role: null })
+      const inShop = <A, E>(effect: Effect.Effect<A, E, CurrentTenant>) => Effect.provideService(effect, CurrentTenant, tenant)
+      const family = yield* inShop((yield* Families).create({ code: "chairs", label: { en: "Chairs" } }))
+      const product = yield* inShop((yield* Products).create({ familyId: family.id, name: "Oak chair" }))
+      expect(product.organizationId).toBe(shop.id)
+      const another = yield* Effect.flip(organizations.create({ name: "Second", slug: "second" }, { _tag: "Service" }))
+      expect(another).toBeInstanceOf(Forbidden)
+    }).pipe(Effect.provide(catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer(), tenancy: "single" }))))
 })

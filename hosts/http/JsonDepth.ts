@@ -1,5 +1,5 @@
 /** How deep a JSON body may nest arrays and objects; deeper ones are refused before parsing. */
-export const MAX_JSON_DEPTH = 64
+export { MAX_JSON_DEPTH } from "../../core/shared/UntrustedInput.js"
 
 /**
  * Whether JSON text nests arrays and objects deeper than `max`, counting brackets outside

@@ -1,30 +1,6 @@
-import { unstorableText } from "../../core/shared/Fields.js"
+import { type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
-/**
- * Text Postgres cannot store: U+0000 (in text and jsonb) and unpaired UTF-16 surrogates
- * (in jsonb). Both are refused on every database, so a request means the same everywhere.
- */
-export interface TextIssue {
-  readonly path: ReadonlyArray<string | number>
-  readonly message: string
-  readonly code: "invalid_character"
-}
-
-/** Issues for every string (object keys included) of a JSON value that cannot be stored. */
-export const unstorableStrings = (value: unknown, path: ReadonlyArray<string | number> = []): Array<TextIssue> => {
-  if (typeof value === "string") {
-    const message = unstorableText(value)
-    return message === undefined ? [] : [{ path, message, code: "invalid_character" }]
-  }
-  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableStrings(v, [...path, i]))
-  if (typeof value === "object" && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => {
-      const key = unstorableText(k)
-      return key === undefined ? unstorableStrings(v, [...path, k]) : [{ path: [...path, k], message: `key ${key}`, code: "invalid_character" as const }]
-    })
-  }
-  return []
-}
+export { type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
 /**
  * Issues for the strings of a JSON object other than those of its array member `key`: the

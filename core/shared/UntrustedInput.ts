@@ -1,0 +1,62 @@
+import { Effect, Schema } from "effect"
+import { ValidationFailed } from "./Errors.js"
+import { unstorableText } from "./Fields.js"
+import { validationFailedOf } from "./ParseIssues.js"
+
+/** How deep input may nest arrays and objects: the checks after decoding (storable text, attribute values) recurse. */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * Text Postgres cannot store: U+0000 (in text and jsonb) and unpaired UTF-16 surrogates
+ * (in jsonb). Both are refused on every database, so an input means the same everywhere.
+ */
+export interface TextIssue {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+  readonly code: "invalid_character"
+}
+
+/** Issues for every string (object keys included) of a JSON value that cannot be stored. */
+export const unstorableStrings = (value: unknown, path: ReadonlyArray<string | number> = []): Array<TextIssue> => {
+  if (typeof value === "string") {
+    const message = unstorableText(value)
+    return message === undefined ? [] : [{ path, message, code: "invalid_character" }]
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableStrings(v, [...path, i]))
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([k, v]) => {
+      const key = unstorableText(k)
+      return key === undefined ? unstorableStrings(v, [...path, k]) : [{ path: [...path, k], message: `key ${key}`, code: "invalid_character" as const }]
+    })
+  }
+  return []
+}
+
+/** Whether a value nests arrays and objects deeper than `max`; walked without recursion, so any depth (or a cycle) is answered. */
+export const nestsDeeper = (value: unknown, max: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, depth] = next
+    if (typeof v !== "object" || v === null) continue
+    if (depth >= max) return true
+    for (const child of Object.values(v)) pending.push([child, depth + 1])
+  }
+  return false
+}
+
+/**
+ * Decodes input from outside the process with one of the use cases' input schemas, refusing
+ * what the HTTP host refuses before and while it decodes a request: nesting past
+ * `MAX_JSON_DEPTH`, text no database stores, then every issue of the schema at once.
+ */
+export const decodeUntrusted = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  const decode = Schema.decodeUnknown(schema, { errors: "all" })
+  return (input: unknown): Effect.Effect<A, ValidationFailed> => {
+    if (nestsDeeper(input, MAX_JSON_DEPTH)) {
+      return ValidationFailed.one([], `must not nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, "too_deep")
+    }
+    const unstorable = unstorableStrings(input)
+    if (unstorable.length > 0) return Effect.fail(ValidationFailed.of(unstorable))
+    return Effect.mapError(decode(input), validationFailedOf)
+  }
+}
