@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Clock, Context, Effect, Layer, Ref, Schedule, Schema } from "effect"
+import Database from "better-sqlite3"
+import { Clock, Context, Effect, Layer, Option, Ref, Schedule, Schema } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
@@ -9,6 +10,22 @@ import * as SqlStorage from "../sql/SqlStorage.js"
 import * as SqliteReadConnection from "./SqliteReadConnection.js"
 
 const Changes = Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: Schema.Number })))
+
+/**
+ * The client's layer, failing with SqlError where the file cannot be opened or put in WAL mode
+ * (a folder, a path that cannot be made, a read-only file): the client opens it outside any
+ * `Effect.try`, so better-sqlite3's error would otherwise be a defect.
+ */
+const opened = <A, E, R>(filename: string, client: Layer.Layer<A, E, R>) =>
+  Layer.scopedContext(
+    Layer.build(client).pipe(
+      Effect.catchSomeDefect((defect) =>
+        defect instanceof Database.SqliteError
+          ? Option.some(Effect.fail(new SqlError({ cause: defect, message: `cannot open the SQLite database ${filename}` })))
+          : Option.none()
+      )
+    )
+  )
 
 /** A SQLite connection set up for durability (WAL, full fsync on commit, foreign keys, a busy timeout) and large reads. */
 export const client = (filename: string) =>
@@ -45,14 +62,14 @@ export const client = (filename: string) =>
       )
       // Wall-clock time, whatever clock the caller runs on: this is upkeep, not behaviour.
       yield* Effect.forkScoped(Effect.schedule(refresh, Schedule.spaced("5 seconds")).pipe(Effect.withClock(Clock.make())))
-    }).pipe(Effect.orDie)
+    })
   ).pipe(
     Layer.provideMerge(
       Layer.unwrapEffect(
         Effect.try({
           try: () => {
             if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true })
-            return SqliteClient.layer({ filename, transformQueryNames: camelToSnake, transformResultNames: snakeToCamel })
+            return opened(filename, SqliteClient.layer({ filename, transformQueryNames: camelToSnake, transformResultNames: snakeToCamel }))
           },
           catch: (cause) => new SqlError({ cause, message: `cannot create the folder of ${filename}` })
         })

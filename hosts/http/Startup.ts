@@ -10,13 +10,8 @@ const rootMessage = (error: unknown): string => {
   return current instanceof Error ? current.message : String(current)
 }
 
-/** An Effect error's tag; better-sqlite3 throws its `SqliteError` (a defect) when the file cannot be opened. */
-const tagOf = (error: unknown): unknown =>
-  error instanceof Error && error.name === "SqliteError"
-    ? "SqlError"
-    : typeof error === "object" && error !== null && "_tag" in error
-    ? error._tag
-    : undefined
+/** An Effect error's tag. */
+const tagOf = (error: unknown): unknown => (typeof error === "object" && error !== null && "_tag" in error ? error._tag : undefined)
 
 /**
  * One line naming the variable behind a start that failed on the outside world (a database
