@@ -32,7 +32,7 @@ import { closeAfterUnreadBody } from "./UnreadBodies.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
 /** The storage the database URL names. */
-export const storage = (url: string): Layer.Layer<Storage, SqlError | ConfigError.ConfigError> => {
+export const storage = (url: string): Layer.Layer<Storage, SqlError | PostgresStorage.ConnectTimeout | ConfigError.ConfigError> => {
   const db = databaseKind(url)
   return db._tag === "sqlite" ? SqliteStorage.layer(db.filename) : PostgresStorage.layer(db.url)
 }

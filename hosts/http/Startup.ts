@@ -32,6 +32,8 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: Host
         break
       case "MigrationsNotRecorded":
         return Option.some(`cannot start: DATABASE_URL: the database refused the migrations (${error instanceof Error ? error.message : "not recorded"})`)
+      case "ConnectTimeout":
+        return Option.some(`cannot start: DATABASE_URL: ${error instanceof Error ? error.message : "Postgres did not answer"}`)
       case "DatabaseTooNew":
         return Option.some(`cannot start: DATABASE_URL: ${error instanceof Error ? error.message : "the database is newer than this version"}`)
       case "ServeError":

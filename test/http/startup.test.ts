@@ -24,10 +24,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** A port something already listens on. */
+/** A port something already listens on, taking connections and never answering them. */
 const listening = () =>
   new Promise<number>((done) => {
-    const srv = createServer()
+    const srv = createServer((socket) => socket.resume())
     servers.push(srv)
     srv.listen(0, "127.0.0.1", () => {
       const address = srv.address()
@@ -56,9 +56,11 @@ const start = (env: Record<string, string>) =>
 describe("start-up on an unusable database, address or data folder", () => {
   it("stops with one line naming the variable, not a trace", async () => {
     const taken = await listening()
-    const [pgDown, ...free] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])
+    const pgSilent = await listening()
+    const [pgDown, ...free] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()])
     const runs = await Promise.all([
       start({ PORT: String(free[0]), DATABASE_URL: `postgres://postgres@127.0.0.1:${pgDown}/catalog` }),
+      start({ PORT: String(free[4]), DATABASE_URL: `postgres://postgres@127.0.0.1:${pgSilent}/catalog` }),
       start({ PORT: String(free[1]), DATABASE_URL: `sqlite:${join(aFile, "catalog.db")}` }),
       start({ PORT: String(free[2]), DATABASE_URL: `sqlite:${dir}` }),
       start({ PORT: String(taken) }),
@@ -66,6 +68,7 @@ describe("start-up on an unusable database, address or data folder", () => {
     ])
     const expected = [
       /^cannot start: DATABASE_URL: the database cannot be used \(connect ECONNREFUSED .+\)$/,
+      /^cannot start: DATABASE_URL: Postgres at 127\.0\.0\.1:\d+ did not answer within 10 s$/,
       /^cannot start: DATABASE_URL: the database cannot be used \(EEXIST.+\)$/,
       /^cannot start: DATABASE_URL: the database cannot be used \(unable to open database file\)$/,
       /^cannot start: HOST, PORT: cannot listen on 127\.0\.0\.1:\d+ \(listen EADDRINUSE.+\)$/,

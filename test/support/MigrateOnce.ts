@@ -2,14 +2,14 @@
 // how many migrations it applied and how many it then sees recorded, as JSON. It prints `ready`
 // once loaded and starts when a line arrives on its standard input, so that several start at once.
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, type Layer, Schema } from "effect"
 import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
 import { IntColumn } from "../../adapters/sql/Columns.js"
 import { migrate } from "../../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../../adapters/sqlite/SqliteStorage.js"
 
 const url = process.argv[2] ?? ""
-const client = url.startsWith("sqlite:") ? SqliteStorage.client(url.slice("sqlite:".length)) : PostgresStorage.client(url, 2)
+const client: Layer.Layer<SqlClient.SqlClient, unknown> = url.startsWith("sqlite:") ? SqliteStorage.client(url.slice("sqlite:".length)) : PostgresStorage.client(url, 2)
 const program = Effect.gen(function*() {
   const applied = yield* migrate
   const sql = yield* SqlClient.SqlClient
