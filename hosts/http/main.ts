@@ -2,6 +2,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Fiber, Layer, Logger, LogLevel, Option } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { constants } from "node:os"
 import { loadConfig } from "./Config.js"
 import { envelope } from "./Errors.js"
 import { makeInFlight } from "./InFlight.js"
@@ -58,10 +59,18 @@ const main = Effect.gen(function*() {
 const fiber = Effect.runFork(main)
 
 // SIGTERM/SIGINT: stop accepting connections, let requests in flight finish, then release
-// the layers, which closes the database. A second signal stops at once.
+// the layers, which closes the database. A second signal stops at once: it cuts every
+// connection and interrupts everything, and exits after FORCE_LIMIT_MS whatever is still
+// running (a query the database has not answered cannot be interrupted, nor waited for).
+const FORCE_LIMIT_MS = 500
 let stopping = false
-const shutdown = () => {
-  if (stopping) return Effect.runFork(Fiber.interrupt(fiber))
+const shutdown = (signal: NodeJS.Signals) => {
+  if (stopping) {
+    process.exitCode = 128 + (constants.signals[signal] ?? 0)
+    nodeServer.closeAllConnections()
+    setTimeout(() => process.exit(), FORCE_LIMIT_MS).unref()
+    return Effect.runFork(Fiber.interrupt(fiber))
+  }
   stopping = true
   nodeServer.close()
   nodeServer.closeIdleConnections()

@@ -3,6 +3,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { request } from "node:http"
 import { Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/Ports.js"
@@ -77,4 +78,56 @@ describe("graceful shutdown of the HTTP host", () => {
     const after = await fetch(`${base}/healthz`).then(() => "answered", () => "refused")
     expect(after).toBe("refused")
   })
+})
+
+describe("a second signal while the host drains", () => {
+  it("stops it within a second, cutting the requests still in flight", async () => {
+    const key = `pim_${randomBytes(32).toString("base64url")}`
+    const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
+    dirs.push(dir)
+    const port = await freePort()
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
+        CATALOG_TENANCY: "single",
+        CATALOG_BOOTSTRAP_API_KEY: key,
+        CATALOG_DATA_DIR: dir,
+        LOG_LEVEL: "error"
+      },
+      stdio: "ignore"
+    })
+    const exited = new Promise<{ code: number | null; at: number }>((r) => child.once("exit", (code) => r({ code, at: Date.now() })))
+    for (let i = 0; i < 300; i++) {
+      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    // A request whose body never finishes arriving: the drain waits for it (up to 25 s).
+    const body = JSON.stringify({ code: "slow", label: { en: "Slow" } })
+    const slow = request({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/v1/attribute-families",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(body.length) }
+    })
+    const answered = new Promise<string>((r) => {
+      slow.once("response", (response) => r(`answered ${response.statusCode}`))
+      slow.once("error", () => r("cut"))
+    })
+    slow.write(body.slice(0, 10))
+    await new Promise((r) => setTimeout(r, 300))
+    child.kill("SIGTERM")
+    await new Promise((r) => setTimeout(r, 1_000))
+    expect(child.exitCode).toBe(null)
+    const second = Date.now()
+    child.kill("SIGINT")
+    const { at, code } = await exited
+    expect(at - second).toBeLessThan(1_000)
+    expect(code).toBe(130)
+    expect(await answered).toBe("cut")
+  }, 60_000)
 })
