@@ -27,7 +27,7 @@ interface Place {
   /** A raw connection, below the storage ports: the schema is left as it is. */
   readonly client: Layer.Layer<SqlClient.SqlClient, unknown>
   /** The storage ports, migrated on start as a host or an embedding app does. */
-  readonly storage: ReturnType<typeof SqliteStorage.layer>
+  readonly storage: Layer.Layer<Layer.Layer.Success<ReturnType<typeof SqliteStorage.layer>>, unknown>
 }
 
 const sqlitePlace = Effect.acquireRelease(

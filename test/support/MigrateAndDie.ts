@@ -1,7 +1,8 @@
 // Migrates the database named on the command line as a starting process does, and kills itself
 // (SIGKILL, as the OOM killer or a power cut would stop it) right after the migration named
 // second has run, inside the migrations' transaction. Prints `ran <migration>` just before.
-import { Effect } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Effect, type Layer } from "effect"
 import { writeSync } from "node:fs"
 import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
 import { type Migrations, migrateWith } from "../../adapters/sql/Migrate.js"
@@ -16,7 +17,7 @@ record[key] = Effect.zipRight(last, Effect.sync(() => {
   writeSync(1, `ran ${key}\n`)
   process.kill(process.pid, "SIGKILL")
 }))
-const client = url.startsWith("sqlite:") ? SqliteStorage.client(url.slice("sqlite:".length)) : PostgresStorage.client(url, 2)
+const client: Layer.Layer<SqlClient.SqlClient, unknown> = url.startsWith("sqlite:") ? SqliteStorage.client(url.slice("sqlite:".length)) : PostgresStorage.client(url, 2)
 Effect.runPromise(migrateWith(record).pipe(Effect.provide(client), Effect.scoped)).then(
   () => writeSync(1, "completed\n"),
   (error: unknown) => writeSync(1, `failed: ${String(error)}\n`)
