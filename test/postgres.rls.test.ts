@@ -32,6 +32,20 @@ import { attr, entry, familyWith } from "./support/Families.js"
 const available = await postgresAvailable()
 
 const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
+/** Relations the application role reads that hold no tenant's rows, and why. */
+const SHARED: Readonly<Record<string, string>> = {
+  users: "one user may be a member of several organizations; the memberships, under their policy, say which"
+}
+
+const Readable = Schema.Array(Schema.Struct({
+  qualified: Schema.String,
+  relname: Schema.String,
+  kind: Schema.String,
+  forced: Schema.Boolean,
+  policies: Schema.Number,
+  keyed: Schema.Boolean,
+  referencesOrganizations: Schema.Boolean
+}))
 const Security = Schema.Array(Schema.Struct({ relname: Schema.String, relrowsecurity: Schema.Boolean, relforcerowsecurity: Schema.Boolean }))
 const count = (table: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -319,29 +333,62 @@ describe.runIf(available)("postgres row-level security", () => {
   })
 
   layer(catalogOver(postgresStorage), { timeout: 60_000 })("a filled catalog", (it) => {
-    it.effect("shows a tenant transaction that reads any tenant table with no WHERE only its own organization's rows", () =>
+    it.effect("shows the application role, in every relation it may read, no row without a tenant and only the tenant's rows with one", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const uow = yield* UnitOfWork
         const a = yield* filledTenant
         const b = yield* filledTenant
-        const owned = (table: string, organizationId: string) =>
-          sql`select CAST(count(*) AS INTEGER) as n from ${sql(table)} where organization_id = ${organizationId}`.pipe(
-            Effect.flatMap(Schema.decodeUnknown(Count)),
-            Effect.map((rows) => rows[0]?.n ?? -1)
-          )
-        const seen: Record<string, ReadonlyArray<number>> = {}
-        const expected: Record<string, ReadonlyArray<number>> = {}
-        for (const table of [...TENANT_TABLES, "tenant_products"]) {
-          const source = table === "tenant_products" ? "products" : table
-          const [ownA, ownB] = [yield* owned(source, a), yield* owned(source, b)]
-          // Every table holds rows of both organizations, so the counts below prove something.
-          expect([table, ownA > 0 && ownB > 0]).toEqual([table, true])
-          seen[table] = [yield* uow.tenant(a, count(table)), yield* uow.tenant(b, count(table))]
-          expected[table] = [ownA, ownB]
+        // Found from the catalog, not from a list, so a relation added later is checked too.
+        const readable = yield* sql`select format('%I.%I', n.nspname, c.relname) as qualified, c.relname, c.relkind::text as kind,
+            c.relrowsecurity and c.relforcerowsecurity as forced,
+            (select cast(count(*) as integer) from pg_policy p where p.polrelid = c.oid) as policies,
+            exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'organization_id' and a.attnum > 0
+              and not a.attisdropped) as keyed,
+            exists (select 1 from pg_constraint f where f.conrelid = c.oid and f.contype = 'f'
+              and f.confrelid = 'organizations'::regclass) as references_organizations
+          from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname not in ('pg_catalog', 'information_schema')
+            and has_schema_privilege(${APP_ROLE}, n.oid, 'USAGE') and has_any_column_privilege(${APP_ROLE}, c.oid, 'SELECT')
+          order by 1`.pipe(Effect.flatMap(Schema.decodeUnknown(Readable)))
+        const names = readable.map((r) => r.relname)
+        // The enumeration finds what is known to be there, and what it calls shared exists and holds no tenant's rows.
+        expect([...TENANT_TABLES, "organizations", "tenant_products", ...Object.keys(SHARED)].filter((t) => !names.includes(t))).toEqual([])
+        expect(readable.filter((r) => r.relname in SHARED && (r.keyed || r.referencesOrganizations)).map((r) => r.relname)).toEqual([])
+
+        const problems: Array<string> = []
+        const scoped = readable.filter((r) => !(r.relname in SHARED))
+        for (const r of scoped) {
+          // A materialized view or a foreign table cannot carry a policy at all.
+          if ((r.kind === "r" || r.kind === "p") && (!r.forced || r.policies === 0)) problems.push(`${r.relname}: no forced row-level security policy`)
+          if (r.kind === "m" || r.kind === "f") problems.push(`${r.relname}: a ${r.kind === "m" ? "materialized view" : "foreign table"} cannot be under a policy`)
         }
-        expect(seen).toEqual(expected)
-        expect(yield* uow.tenant(a, count("organizations"))).toBe(1)
+        const keyOf = (r: typeof readable[number]) => (r.relname === "organizations" ? "id" : r.keyed ? "organization_id" : undefined)
+        const Counts = Schema.Array(Schema.Struct({ n: Schema.Number, foreign: Schema.Number }))
+        const counts = (r: typeof readable[number], key: string, org: string) =>
+          sql.unsafe(`select cast(count(*) as integer) as n, cast(count(*) filter (where ${key} is distinct from $1) as integer) as foreign
+            from ${r.qualified}`, [org]).pipe(Effect.flatMap(Schema.decodeUnknown(Counts)), Effect.map((rows) => rows[0] ?? { n: -1, foreign: -1 }))
+        for (const r of scoped) {
+          const key = keyOf(r)
+          if (key === undefined) {
+            problems.push(`${r.relname}: no organization_id to tell whose rows it holds`)
+            continue
+          }
+          // The owner bypasses the policies: both tenants' rows are there, so what follows proves something.
+          const [allA, allB] = r.kind === "v" ? [undefined, undefined] : [yield* counts(r, key, a), yield* counts(r, key, b)]
+          if (allA !== undefined && (allA.n - allA.foreign === 0 || allB!.n - allB!.foreign === 0)) {
+            problems.push(`${r.relname}: the fixture wrote no row of one of the tenants`)
+          }
+          const unset = yield* sql.withTransaction(Effect.zipRight(sql.unsafe(`SET LOCAL ROLE ${APP_ROLE}`), counts(r, key, a)))
+          if (unset.n !== 0) problems.push(`${r.relname}: ${unset.n} rows without a tenant`)
+          for (const [org, all] of [[a, allA], [b, allB]] as const) {
+            const seen = yield* uow.tenant(org, counts(r, key, org))
+            if (seen.foreign !== 0) problems.push(`${r.relname}: ${seen.foreign} rows of another tenant`)
+            if (seen.n === 0) problems.push(`${r.relname}: none of the tenant's own rows`)
+            if (all !== undefined && seen.n !== all.n - all.foreign) problems.push(`${r.relname}: ${seen.n} of the tenant's ${all.n - all.foreign} rows`)
+          }
+        }
+        expect(problems).toEqual([])
       }))
 
     it.effect("answers a tenant's audit log statement, by action, entity type or dates, with the tenant's own events alone, whatever organization it names", () =>
