@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, Exit, Schema, Stream } from "effect"
+import { Cause, Data, Effect, Exit, Schema, Stream } from "effect"
 import { auditPage } from "../adapters/sql/AuditQuery.js"
-import { APP_ROLE } from "../adapters/sql/Rls.js"
+import { APP_ROLE, CURRENT_ORG } from "../adapters/sql/Rls.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
 import { snakeToCamel } from "../adapters/sql/NameCase.js"
 import { EXPORT_COLUMNS } from "../adapters/sql/TenantExport.js"
@@ -32,6 +32,9 @@ import { attr, entry, familyWith } from "./support/Families.js"
 const available = await postgresAvailable()
 
 const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
+/** Ends a transaction with a rollback, carrying what it found. */
+class Undone extends Data.TaggedError("Undone")<{ readonly out: Record<string, { readonly trigram: boolean; readonly reads: string }> }> {}
+
 /** Relations the application role reads that hold no tenant's rows, and why. */
 const SHARED: Readonly<Record<string, string>> = {
   users: "one user may be a member of several organizations; the memberships, under their policy, say which"
@@ -405,6 +408,58 @@ describe.runIf(available)("postgres row-level security", () => {
           expect(yield* names(a, b, filter)).toEqual([])
         }
         expect(yield* names(a, a, { action: "created", entityType: "product" })).toEqual(["product.created", "product.created"])
+      }))
+
+    it.effect("reads tenant_products, a plain view, with the search's LIKE on the trigram index, running the query's own conditions on every tenant's rows", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const a = yield* filledTenant
+        const b = yield* filledTenant
+        const options = yield* sql`select reloptions from pg_class where oid = 'tenant_products'::regclass`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ reloptions: Schema.NullOr(Schema.Array(Schema.String)) }))))
+        )
+        expect(options).toEqual([{ reloptions: null }])
+        const [theirs] = yield* sql`select id from products where organization_id = ${b} order by id limit 1`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String }))))
+        )
+        assert(theirs !== undefined)
+        // The same view made the two other ways, compared in one transaction rolled back at its end, over an
+        // organization of thousands of products of which one holds the word: the trigram index is worth using.
+        const compared = sql.withTransaction(Effect.gen(function*() {
+          yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
+            select gen_random_uuid(), organization_id, family_id, 'Filler', 'filler-' || g, status, attributes, tags, ' filler ' || g || ' ',
+              created_at, updated_at
+            from products, generate_series(1, 5000) g where organization_id = ${a} and slug = 'lamp'`
+          yield* sql.unsafe(`SELECT gin_clean_pending_list('products_search_trgm'::regclass)`)
+          yield* sql.unsafe(`ANALYZE products`)
+          for (const [name, option] of [["barrier_products", "security_barrier"], ["invoker_products", "security_invoker"]]) {
+            yield* sql.unsafe(`CREATE VIEW ${name} WITH (${option}) AS SELECT * FROM products WHERE organization_id = ${CURRENT_ORG}`)
+            yield* sql.unsafe(`GRANT SELECT ON ${name} TO ${APP_ROLE}`)
+          }
+          yield* sql`select set_config('app.organization_id', ${a}, true), set_config('role', ${APP_ROLE}, true)`
+          const out: Record<string, { trigram: boolean; reads: string }> = {}
+          for (const view of ["tenant_products", "barrier_products", "invoker_products"]) {
+            const plan = JSON.stringify(yield* sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id FROM ${view} p WHERE p.search_text LIKE '%lamp%'`))
+            // A condition that fails on any row it is run on, after the one that finds another tenant's product by id.
+            const probe = yield* sql.unsafe(`SAVEPOINT probe`).pipe(
+              Effect.zipRight(sql.unsafe(`SELECT count(*) FROM ${view} p WHERE p.id = $1 AND CAST(CAST(p.organization_id AS text) AS integer) > 0`, [theirs.id])),
+              Effect.as("none of their rows"),
+              Effect.catchTag("SqlError", (e) => Effect.as(sql.unsafe(`ROLLBACK TO SAVEPOINT probe`), String(e.cause).includes(b) ? "their row" : String(e.cause)))
+            )
+            out[view] = { trigram: plan.includes("products_search_trgm"), reads: probe }
+          }
+          return yield* Effect.fail(new Undone({ out }))
+        })).pipe(Effect.catchTag("Undone", (u) => Effect.succeed(u.out)))
+        expect(yield* compared).toEqual({
+          // No condition of the view stands between the LIKE and the index, and none stands before the query's own conditions either.
+          tenant_products: { trigram: true, reads: "their row" },
+          // Either way the tenant's condition comes first, and the LIKE is no more than a filter on every row of the organization.
+          barrier_products: { trigram: false, reads: "none of their rows" },
+          invoker_products: { trigram: false, reads: "none of their rows" }
+        })
+        // What the view answers is still the tenant's own products only.
+        expect(yield* uow.tenant(a, count("tenant_products"))).toBe(2)
       }))
   })
 })

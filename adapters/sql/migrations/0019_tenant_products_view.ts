@@ -10,6 +10,14 @@ import { APP_ROLE, CURRENT_ORG } from "../Rls.js"
  * the application role sees its own organization's products through it, and none without
  * the setting; it may only read it.
  *
+ * It is deliberately neither `security_invoker` (the policy would bind the reader again) nor
+ * `security_barrier` (its predicate would run first and the `LIKE` be a filter on every row of
+ * the organization, off the index). So Postgres may run a query's own conditions on other
+ * organizations' rows before this predicate: a condition on the view must not be able to fail
+ * on, or report, a row's value (no casts of columns, no raising functions). Those the
+ * lists and facets use are comparisons with parameters, `IN`, `LIKE` and `~` with patterns
+ * fixed in the query.
+ *
  * `*` is expanded now: a migration that adds a column to `products` recreates the view.
  */
 export default Effect.gen(function*() {
