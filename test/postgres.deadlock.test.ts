@@ -12,7 +12,7 @@ import { CurrentTenant } from "../core/tenancy/Actor.js"
 import { OrganizationRepository } from "../core/tenancy/OrganizationRepository.js"
 import { Organizations } from "../core/tenancy/Organizations.js"
 import { catalogLayer } from "../index.js"
-import { newTenant } from "./support/Catalog.js"
+import { catalogOver, newTenant } from "./support/Catalog.js"
 import { outcomeOf } from "./support/CatalogFixtures.js"
 import { familyWith } from "./support/Families.js"
 import { postgresAvailable, postgresClient, postgresStorage } from "./support/Postgres.js"
@@ -146,6 +146,114 @@ describe.runIf(available)("postgres deadlocks", () => {
         expect(yield* Ref.get(runs)).toBe(2)
         const left = yield* sql`select id from connector_deliveries where organization_id = ${org}`
         expect(left).toHaveLength(0)
+      })))
+  })
+
+  layer(catalogOver(postgresStorage), { timeout: 60_000 })("bulk imports", (it) => {
+    it.effect("inserts overlapping slugs of two batches in one order, so one waits for the other instead of deadlocking", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const products = yield* Products
+        const { organization, tenant } = yield* newTenant
+        const org = organization.id
+        const family = yield* familyWith(tenant, "product", [])
+        const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+        const runs = yield* Ref.make(0)
+        const release = yield* Deferred.make<void>()
+        const holding = yield* Deferred.make<void>()
+        const waiting = sql`select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                            where a.datname = current_database() and l.locktype = 'transactionid' and not l.granted`.pipe(
+          Effect.map((rows) => Number((rows[0] as { n: number }).n))
+        )
+        // A third writer holds the slug in the middle until both batches wait for it, then rolls back:
+        // each batch then holds the slug it inserted first, and goes on to the middle one and past it.
+        const holder = uow.tenant(org, Effect.gen(function*() {
+          yield* as(products.create({ familyId: family.id, name: "Held", slug: "lamp-m" }))
+          yield* Deferred.succeed(holding, undefined)
+          yield* Deferred.await(release)
+          return yield* Effect.fail("rolled back" as const)
+        }))
+        const batch = (slugs: ReadonlyArray<string>) =>
+          uow.tenant(org, Effect.zipRight(
+            Ref.update(runs, (n) => n + 1),
+            as(products.bulk(slugs.map((slug) => ({ op: "create", familyId: family.id, name: slug, slug }))))
+          ))
+        const [, first, second] = yield* Effect.all([
+          Effect.exit(holder),
+          Effect.zipRight(Deferred.await(holding), batch(["lamp-a", "lamp-m", "lamp-z"])),
+          Effect.zipRight(Deferred.await(holding), batch(["lamp-z", "lamp-m", "lamp-a"])),
+          Effect.zipRight(
+            Deferred.await(holding),
+            Effect.repeat(waiting, { until: (n) => n >= 2, schedule: Schedule.spaced("20 millis") })
+          ).pipe(Effect.zipRight(Deferred.succeed(release, undefined)))
+        ], { concurrency: "unbounded" })
+        // Neither was aborted to break a deadlock and run again.
+        expect(yield* Ref.get(runs)).toBe(2)
+        const outcomes = [first, second].map((results) => results.map((r) => (r.ok ? "ok" : r.error._tag)))
+        expect(outcomes.sort()).toEqual([["Conflict", "Conflict", "Conflict"], ["ok", "ok", "ok"]])
+      })))
+
+    it.effect("inserts the items of two batches refused as a whole one by one in one order too, so they do not deadlock then either", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const products = yield* Products
+        const { organization, tenant } = yield* newTenant
+        const org = organization.id
+        const family = yield* familyWith(tenant, "product", [])
+        const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+        const runs = yield* Ref.make(0)
+        // A writer holding `slug` until `go`, as the backend `pid` tells, then committing or rolling back.
+        const holder = (slug: string, commit: boolean) =>
+          Effect.gen(function*() {
+            const pid = yield* Deferred.make<number>()
+            const go = yield* Deferred.make<void>()
+            const run = uow.tenant(org, Effect.gen(function*() {
+              yield* as(products.create({ familyId: family.id, name: slug, slug }))
+              const [row] = yield* sql`select pg_backend_pid() as pid`
+              yield* Deferred.succeed(pid, Number((row as { pid: number }).pid))
+              yield* Deferred.await(go)
+              if (!commit) return yield* Effect.fail("rolled back" as const)
+            }))
+            return { pid, go, run: Effect.exit(run) }
+          })
+        const taken = yield* holder("lamp-k", true)
+        const middle = yield* holder("lamp-m", false)
+        const blockers = sql`select pg_blocking_pids(a.pid) as pids from pg_stat_activity a
+                             where a.datname = current_database() and cardinality(pg_blocking_pids(a.pid)) > 0`.pipe(
+          Effect.map((rows) => rows.map((r) => (r as { pids: ReadonlyArray<number> }).pids))
+        )
+        const batch = (slugs: ReadonlyArray<string>) =>
+          uow.tenant(org, Effect.zipRight(
+            Ref.update(runs, (n) => n + 1),
+            as(products.bulk(slugs.map((slug) => ({ op: "create", familyId: family.id, name: slug, slug }))))
+          ))
+        const held = Effect.all([Deferred.await(taken.pid), Deferred.await(middle.pid)])
+        const [, , first, second] = yield* Effect.all([
+          taken.run,
+          middle.run,
+          Effect.zipRight(held, batch(["lamp-a", "lamp-k", "lamp-m", "lamp-z"])),
+          Effect.zipRight(held, batch(["lamp-z", "lamp-k", "lamp-m", "lamp-a"])),
+          Effect.gen(function*() {
+            const [takenPid, middlePid] = yield* held
+            // Both batches wait in their insert of every item at once for the slug `taken` holds,
+            // which it then commits: neither insert can go in, and each batch goes on item by item.
+            yield* Effect.repeat(blockers, { until: (b) => b.length === 2, schedule: Schedule.spaced("20 millis") })
+            yield* Deferred.succeed(taken.go, undefined)
+            // Both wait again, no longer for `taken`: one batch for the slug `middle` holds, the other for
+            // that one, or (in item order) both for `middle`, each holding a slug the other comes to next.
+            yield* Effect.repeat(blockers, {
+              until: (b) => b.length === 2 && b.every((pids) => !pids.includes(takenPid)) && b.some((pids) => pids.includes(middlePid)),
+              schedule: Schedule.spaced("20 millis")
+            })
+            yield* Deferred.succeed(middle.go, undefined)
+          })
+        ], { concurrency: "unbounded" })
+        // Neither was aborted to break a deadlock and run again.
+        expect(yield* Ref.get(runs)).toBe(2)
+        const outcomes = [first, second].map((results) => results.map((r) => (r.ok ? "ok" : r.error._tag)))
+        expect(outcomes.sort()).toEqual([["Conflict", "Conflict", "Conflict", "Conflict"], ["ok", "Conflict", "ok", "ok"]])
       })))
   })
 

@@ -319,10 +319,22 @@ export const make = Effect.gen(function*() {
 
   const findJson = yield* makeFindJson
 
+  // A row inserted holds its slug's index entry until the commit, and a row with the same slug
+  // waits for it. Batches inserting overlapping slugs in different orders waited for each other
+  // in a cycle, which Postgres breaks after a second by aborting one (which runs again, and ran
+  // out of runs with a few batches at once: 500). Taken in one order, one batch waits for the
+  // other and then finds its slugs taken. SQLite writes one transaction at a time, and numbers
+  // rows in insertion order, which orders a search's ties: there they go in as given.
+  const inSlugOrder = (writes: ReadonlyArray<ProductWrite>) =>
+    sql.onDialectOrElse({
+      pg: () => [...writes].sort((a, b) => (a.product.slug < b.product.slug ? -1 : a.product.slug > b.product.slug ? 1 : 0)),
+      orElse: () => writes
+    })
+
   return ProductRepository.of({
     insert: (writes) =>
       Effect.gen(function*() {
-        for (const chunk of chunks(writes)) yield* sql`insert into products ${sql.insert(chunk.map(productColumns))}`
+        for (const chunk of chunks(inSlugOrder(writes))) yield* sql`insert into products ${sql.insert(chunk.map(productColumns))}`
         yield* insertSideRows(writes)
       }).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(slugConflict(writes)) : Effect.die(e)))),
     update: (write) =>

@@ -146,7 +146,9 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       Effect.gen(function*() {
         const batch = yield* Effect.either(deps.nestedTransaction(repo.insert(creates.map((c) => c.write))))
         if (Either.isRight(batch)) return creates.forEach((c) => done.add(c.index))
-        for (const c of creates) {
+        // In slug order, as the repository inserts a batch on Postgres: each insert holds its slug
+        // until the commit, and batches falling back at once must not wait for each other in a cycle.
+        for (const c of [...creates].sort((x, y) => (x.write.product.slug < y.write.product.slug ? -1 : 1))) {
           let one = yield* Effect.either(deps.nestedTransaction(repo.insert([c.write])))
           if (Either.isLeft(one) && one.left._tag === "Conflict" && c.input.slug === undefined) {
             // A concurrent write took the generated slug after it was checked: plan again with it taken.

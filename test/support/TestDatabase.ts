@@ -27,7 +27,7 @@ const querying = (client: Layer.Layer<SqlClient.SqlClient, unknown>) => (stateme
   )
 
 /** A fresh Postgres database of its own, dropped by `drop`. */
-const postgresDatabase = async (): Promise<TestDatabase> => {
+export const postgresDatabase = async (): Promise<TestDatabase> => {
   const scope = Effect.runSync(Scope.make())
   const url = await Effect.runPromise(Scope.extend(freshDatabase, scope))
   return {
