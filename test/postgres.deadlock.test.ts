@@ -4,6 +4,8 @@ import { Chunk, Deferred, Effect, Exit, Fiber, Layer, Option, Ref, Schedule, Sch
 import * as MemoryBlobStore from "../adapters/blobs/MemoryBlobStore.js"
 import * as SqlStorage from "../adapters/sql/SqlStorage.js"
 import * as MemoryWebhookSender from "../adapters/webhooks/MemoryWebhookSender.js"
+import { Brands } from "../core/catalog/Brands.js"
+import { Categories } from "../core/catalog/Categories.js"
 import { ConnectorRepository } from "../core/connectors/ConnectorRepository.js"
 import { Products } from "../core/products/Products.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
@@ -149,7 +151,7 @@ describe.runIf(available)("postgres deadlocks", () => {
       })))
   })
 
-  layer(catalogOver(postgresStorage), { timeout: 60_000 })("bulk imports", (it) => {
+  layer(catalogOver(postgresStorage), { timeout: 60_000 })("bulk batches", (it) => {
     it.effect("inserts overlapping slugs of two batches in one order, so one waits for the other instead of deadlocking", () =>
       TestServices.provideLive(Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -255,6 +257,133 @@ describe.runIf(available)("postgres deadlocks", () => {
         const outcomes = [first, second].map((results) => results.map((r) => (r.ok ? "ok" : r.error._tag)))
         expect(outcomes.sort()).toEqual([["Conflict", "Conflict", "Conflict", "Conflict"], ["ok", "Conflict", "ok", "ok"]])
       })))
+
+    /** Two products filed in a category and of a brand, made one after the other, and what a batch and a deletion need. */
+    const filedPair = Effect.gen(function*() {
+      const { organization, tenant } = yield* newTenant
+      const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+      const family = yield* familyWith(tenant, "product", [])
+      const shelf = yield* as(Effect.flatMap(Categories, (c) => c.create({ name: "Shelf" })))
+      const stays = yield* as(Effect.flatMap(Categories, (c) => c.create({ name: "Stays" })))
+      const brand = yield* as(Effect.flatMap(Brands, (b) => b.create({ name: "Lumen" })))
+      const products = yield* Products
+      const make = (name: string) => as(products.create({ familyId: family.id, name, brandId: brand.id, categoryIds: [shelf.id, stays.id], tags: ["old"] }))
+      const first = yield* make("First")
+      const second = yield* make("Second")
+      const runs = yield* Ref.make(0)
+      const counted = <A, E, R>(e: Effect.Effect<A, E, R>) =>
+        Effect.flatMap(UnitOfWork, (uow) => uow.tenant(organization.id, Effect.zipRight(Ref.update(runs, (n) => n + 1), as(e))))
+      return { org: organization.id, as, shelf, stays, brand, first, second, runs, counted }
+    })
+    const waiters = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`select count(*)::int as n from pg_stat_activity a
+          where a.datname = current_database() and cardinality(pg_blocking_pids(a.pid)) > 0`.pipe(
+        Effect.map((rows) => Number((rows[0] as { n: number }).n))
+      ))
+    /** Holds `statement`'s rows in a transaction of `org` until `go`, then commits. */
+    const rowHolder = (org: string, statement: string) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const holding = yield* Deferred.make<void>()
+        const go = yield* Deferred.make<void>()
+        const run = uow.tenant(org, Effect.gen(function*() {
+          yield* sql.unsafe(statement)
+          yield* Deferred.succeed(holding, undefined)
+          yield* Deferred.await(go)
+        }))
+        return { holding, go, run }
+      })
+
+    it.effect("reads a batch's products once it holds them, so a category deletion it waited for is not written back", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const products = yield* Products
+        const categories = yield* Categories
+        const { as, counted, first, org, runs, second, shelf, stays } = yield* filedPair
+        // The deletion holds the products, then waits to remove the second one's link, held here.
+        const link = yield* rowHolder(org, `select 1 from product_categories where product_id = '${second.id}' and category_id = '${shelf.id}' for update`)
+        const [, deleted, batch] = yield* Effect.all([
+          link.run,
+          Effect.zipRight(Deferred.await(link.holding), Effect.exit(as(categories.delete(shelf.id)))),
+          Effect.zipRight(
+            Effect.zipRight(Deferred.await(link.holding), Effect.repeat(waiters, { until: (n) => n >= 1, schedule: Schedule.spaced("20 millis") })),
+            counted(products.bulk([{ op: "update", id: first.id, tags: ["new"] }]))
+          ),
+          Effect.zipRight(
+            Deferred.await(link.holding),
+            Effect.repeat(waiters, { until: (n) => n >= 2, schedule: Schedule.spaced("20 millis") })
+          ).pipe(Effect.zipRight(Deferred.succeed(link.go, undefined)))
+        ], { concurrency: "unbounded" })
+        expect(Exit.isSuccess(deleted)).toBe(true)
+        expect(batch.map((r) => r.ok)).toEqual([true])
+        // The batch read the product after the deletion: it did not write the link back and fail on the key.
+        expect(yield* Ref.get(runs)).toBe(1)
+        const after = yield* as(products.get(first.id, {}))
+        const links = yield* Effect.flatMap(UnitOfWork, (uow) =>
+          uow.tenant(org, Effect.flatMap(SqlClient.SqlClient, (sql) => sql`select category_id from product_categories where product_id = ${first.id}`)))
+        expect([links.map((l) => (l as { categoryId: string }).categoryId), after.tags]).toEqual([[stays.id], ["new"]])
+      })))
+
+    it.effect("holds the brands and categories a batch names before its products, as their deletions do, so they do not deadlock", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const products = yield* Products
+        const categories = yield* Categories
+        const { brand, counted, first, org, runs, shelf, stays } = yield* filedPair
+        // The batch waits for the brand it names, held here; the category it names is deleted meanwhile.
+        const held = yield* rowHolder(org, `select 1 from brands where id = '${brand.id}' for update`)
+        const [, batch, deleted] = yield* Effect.all([
+          held.run,
+          Effect.zipRight(
+            Deferred.await(held.holding),
+            counted(products.bulk([{ op: "update", id: first.id, brandId: brand.id, categoryIds: [stays.id, shelf.id] }]))
+          ),
+          Effect.zipRight(
+            Effect.zipRight(Deferred.await(held.holding), Effect.repeat(waiters, { until: (n) => n >= 1, schedule: Schedule.spaced("20 millis") })),
+            Effect.exit(counted(categories.delete(shelf.id)))
+          ),
+          Effect.zipRight(
+            Deferred.await(held.holding),
+            Effect.repeat(waiters, { until: (n) => n >= 2, schedule: Schedule.spaced("100 millis"), times: 10 })
+          ).pipe(Effect.zipRight(Deferred.succeed(held.go, undefined)))
+        ], { concurrency: "unbounded" })
+        expect(Exit.isSuccess(deleted)).toBe(true)
+        // The deletion went first: the batch found the category gone.
+        expect(batch.map((r) => (r.ok ? "ok" : r.error._tag))).toEqual(["ValidationFailed"])
+        expect(yield* Ref.get(runs)).toBe(2)
+      })))
+
+    for (const kind of ["category", "brand"] as const) {
+      it.effect(`holds a batch's products and a ${kind} deletion's in one order, so they do not deadlock`, () =>
+        TestServices.provideLive(Effect.gen(function*() {
+          const products = yield* Products
+          const { as, brand, counted, first, org, runs, second, shelf } = yield* filedPair
+          const deletion: Effect.Effect<void, unknown, CurrentTenant | Categories | Brands> = kind === "category"
+            ? Effect.flatMap(Categories, (c) => c.delete(shelf.id))
+            : Effect.flatMap(Brands, (b) => b.delete(brand.id))
+          // The batch writes the second product first and then waits, holding it, for that product's tag.
+          const tag = yield* rowHolder(org, `select 1 from product_tags where product_id = '${second.id}' for update`)
+          const [, batch] = yield* Effect.all([
+            tag.run,
+            Effect.zipRight(
+              Deferred.await(tag.holding),
+              counted(products.bulk([second, first].map((p) => ({ op: "update", id: p.id, tags: ["new"] }))))
+            ),
+            Effect.zipRight(
+              Effect.zipRight(Deferred.await(tag.holding), Effect.repeat(waiters, { until: (n) => n >= 1, schedule: Schedule.spaced("20 millis") })),
+              counted(deletion)
+            ),
+            Effect.zipRight(
+              Deferred.await(tag.holding),
+              Effect.repeat(waiters, { until: (n) => n >= 2, schedule: Schedule.spaced("20 millis") })
+            ).pipe(Effect.zipRight(Deferred.succeed(tag.go, undefined)))
+          ], { concurrency: "unbounded" })
+          expect(batch.map((r) => r.ok)).toEqual([true, true])
+          // Neither was aborted to break a deadlock and run again.
+          expect(yield* Ref.get(runs)).toBe(2)
+          const after = yield* as(products.get(first.id, {}))
+          expect(after.tags).toEqual(["new"])
+        })))
+    }
   })
 
   layer(catalogLayer({ storage: postgresStorage, webhooks: MemoryWebhookSender.layer(), blobs: GatedBlobs }), { timeout: 60_000 })("tenant deletion", (it) => {

@@ -1,4 +1,5 @@
 import type { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 
 const ValueRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schema.String })))
@@ -38,5 +39,20 @@ export const heldIds = (sql: SqlClient.SqlClient, table: string, organizationId:
 export const holdForDelete = (sql: SqlClient.SqlClient, table: string, organizationId: string, id: string): Effect.Effect<void> =>
   sql.onDialectOrElse({
     pg: () => Effect.orDie(Effect.asVoid(sql`select id from ${sql(table)} where organization_id = ${organizationId} and id = ${id} for update`)),
+    orElse: () => Effect.void
+  })
+
+/**
+ * Holds the organization's products that `which` (a condition over `products`) picks until the
+ * transaction ends, locking their rows in id order. Every write that holds several products'
+ * rows (a bulk batch, a brand's or a category's deletion) takes them so before it reads or
+ * writes them: in different orders, two such writes waited for each other in a cycle, which
+ * Postgres breaks only after `deadlock_timeout` by aborting one. SQLite writes one transaction
+ * at a time.
+ */
+export const holdProducts = (sql: SqlClient.SqlClient, organizationId: string, which: Fragment): Effect.Effect<void> =>
+  sql.onDialectOrElse({
+    pg: () =>
+      Effect.orDie(Effect.asVoid(sql`select id from products where organization_id = ${organizationId} and ${which} order by id for no key update`)),
     orElse: () => Effect.void
   })

@@ -7,7 +7,7 @@ import { caseKey } from "../../core/catalog/Text.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { BooleanColumn, decodeCount, StoredValuesColumn, toJson } from "./Columns.js"
 import { nameOrSlugHolds } from "./NameSearch.js"
-import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
+import { heldIds, holdForDelete, holdProducts, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -75,6 +75,7 @@ export const make = Effect.gen(function*() {
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
         yield* holdForDelete(sql, "brands", organizationId, id)
+        yield* holdProducts(sql, organizationId, sql`brand_id = ${id}`)
         const products = yield* sql`select count(*) as n from products where organization_id = ${organizationId} and brand_id = ${id}`.pipe(
           Effect.flatMap(decodeCount)
         )

@@ -8,7 +8,7 @@ import { Conflict } from "../../core/shared/Errors.js"
 import { decodeCount, IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { categoryTreeSize } from "./CategoryTreeSize.js"
 import { nameOrSlugHolds } from "./NameSearch.js"
-import { heldIds, holdForDelete, presentValues } from "./PresentValues.js"
+import { heldIds, holdForDelete, holdProducts, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
@@ -62,6 +62,7 @@ export const make = Effect.gen(function*() {
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
         yield* holdForDelete(sql, "categories", organizationId, id)
+        yield* holdProducts(sql, organizationId, sql`id in (select product_id from product_categories where category_id = ${id})`)
         const products = yield* sql`select count(*) as n from product_categories
                                     where organization_id = ${organizationId} and category_id = ${id}`.pipe(Effect.flatMap(decodeCount))
         yield* sql`update products set updated_at = ${at}

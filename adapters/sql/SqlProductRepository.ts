@@ -15,6 +15,8 @@ import { productsOf, type SearchTier, searchOf } from "./ProductSearch.js"
 import { categoryIdsJson, makeFindJson, productJsonOf } from "./ProductJsonRead.js"
 import { productConditions } from "./ProductWhere.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { idIn } from "./IdLists.js"
+import { holdProducts } from "./PresentValues.js"
 import { syncProductNumbers } from "./ProductNumbers.js"
 
 const Row = Schema.Struct({
@@ -353,6 +355,7 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => Option.fromNullable(rows[0]))
       ),
     findJson,
+    hold: (organizationId, ids) => (ids.length === 0 ? Effect.void : holdProducts(sql, organizationId, idIn(sql, "id", ids))),
     findByIds: (organizationId, ids) =>
       ids.length === 0
         ? Effect.succeed([])

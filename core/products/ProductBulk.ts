@@ -63,6 +63,12 @@ type CreateStep = Extract<Step, { op: "create" }>
 
 export interface BulkDeps {
   readonly planContext: (needs: PlanNeeds) => Effect.Effect<PlanContext>
+  /**
+   * Holds the brands, categories and media the items name against their deletion, as
+   * `planContext` does; called before the products are held, the order in which a brand's or
+   * category's deletion takes the same locks.
+   */
+  readonly holdReferences: (needs: Pick<PlanNeeds, "brandIds" | "categoryIds" | "mediaIds">) => Effect.Effect<void>
   /** Runs `effect` in a savepoint of the batch's transaction, so a failure undoes only it. */
   readonly nestedTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Holds the products the batch updates or deletes against other writers (see `UnitOfWork.lock`). */
@@ -90,26 +96,31 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       else decoded.push(d.right)
     }
 
-    const targeted = decoded.flatMap((d) => (d.op === "create" ? [] : [d.id]))
-    yield* deps.lock(targeted)
-    const existing = targeted.length === 0 ? [] : yield* repo.findByIds(organizationId, [...new Set(targeted)])
-    const state = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
-
-    const context = yield* deps.planContext({
-      familyIds: [
-        ...decoded.flatMap((d) => (d.op === "create" ? [d.input.familyId] : d.op === "update" && d.patch.familyId ? [d.patch.familyId] : [])),
-        ...existing.map((p) => p.familyId)
-      ],
+    const references = {
       brandIds: decoded.flatMap((d) =>
         d.op === "create" && d.input.brandId ? [d.input.brandId] : d.op === "update" && d.patch.brandId ? [d.patch.brandId] : []
       ),
       categoryIds: decoded.flatMap((d) => (d.op === "create" ? d.input.categoryIds ?? [] : d.op === "update" ? d.patch.categoryIds ?? [] : [])),
+      mediaIds: decoded.flatMap((d) => uuidValuesOf(d.op === "create" ? d.input.attributes : d.op === "update" ? d.patch.attributes : undefined))
+    }
+    yield* deps.holdReferences(references)
+    const targeted = decoded.flatMap((d) => (d.op === "create" ? [] : [d.id]))
+    yield* deps.lock(targeted)
+    // Read once held: a deletion of one of their categories that held them first has committed.
+    const existing = targeted.length === 0 ? [] : yield* repo.findByIds(organizationId, [...new Set(targeted)])
+    const state = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
+
+    const context = yield* deps.planContext({
+      ...references,
+      familyIds: [
+        ...decoded.flatMap((d) => (d.op === "create" ? [d.input.familyId] : d.op === "update" && d.patch.familyId ? [d.patch.familyId] : [])),
+        ...existing.map((p) => p.familyId)
+      ],
       slugs: decoded.flatMap((d) =>
         d.op === "create"
           ? d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)
           : d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []
-      ),
-      mediaIds: decoded.flatMap((d) => uuidValuesOf(d.op === "create" ? d.input.attributes : d.op === "update" ? d.patch.attributes : undefined))
+      )
     })
 
     const steps: Array<Step> = []

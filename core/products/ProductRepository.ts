@@ -39,6 +39,11 @@ export class ProductRepository extends Context.Tag("catalog/ProductRepository")<
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<ProductRecord>>
   /** The product as the JSON text of `Product`, without decoding its stored values. */
   readonly findJson: (organizationId: string, id: string) => Effect.Effect<Option.Option<ProductJson>>
+  /**
+   * Holds the rows of the products among `ids` until the transaction ends, taken in id order,
+   * as every write that holds several products' rows takes them (see `UnitOfWork.lock`).
+   */
+  readonly hold: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<void>
   /** The products among `ids` that exist, in no particular order. */
   readonly findByIds: (organizationId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ProductRecord>>
   /** Which of `slugs` are taken in the organization. */

@@ -304,9 +304,16 @@ export const makeProducts = Effect.gen(function*() {
           const keys = yield* Ref.make<ReadonlyArray<{ readonly productId: string; readonly blobKey: string }>>([])
           const results = yield* runBulk(organizationId, items, {
             planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),
+            holdReferences: (needs) =>
+              Effect.all([
+                brands.existing(organizationId, [...new Set(needs.brandIds)]),
+                categories.existing(organizationId, [...new Set(needs.categoryIds)]),
+                media.existing(organizationId, [...new Set(needs.mediaIds)])
+              ], { discard: true }),
             nestedTransaction: (effect) => uow.tenant(organizationId, effect),
             lock: (ids) =>
               uow.lock("product", ids).pipe(
+                Effect.zipRight(repo.hold(organizationId, ids)),
                 Effect.zipRight(media.blobKeysOf(organizationId, deleteIds(items))),
                 Effect.flatMap((held) => Ref.set(keys, held))
               ),
