@@ -118,7 +118,7 @@ describe.runIf(available)("postgres: concurrent requests", () => {
     expect([after.json.name, after.json.tags]).toEqual([`Patched lamp ${i}`, [`t${i}`]])
   }, 60_000)
 
-  it("deletes categories at once while bulk batches update the products filed in all of them, and none of them answers 500", async () => {
+  it("deletes categories at once while bulk batches and PATCHes update the products filed in all of them, and none of them answers 500", async () => {
     for (let round = 0; round < 3; round++) {
       const shelves = await Promise.all(Array.from({ length: 8 }, (_, i) => t.req("POST", "/v1/categories", { body: { name: `Rack ${round} ${i}` } })))
       const shelfIds: ReadonlyArray<string> = shelves.map((c) => c.json.id)
@@ -126,12 +126,14 @@ describe.runIf(available)("postgres: concurrent requests", () => {
         body: { items: Array.from({ length: 60 }, (_, i) => ({ op: "create", familyId, name: `Racked ${round} ${i}`, categoryIds: shelfIds })) }
       })
       const ids: ReadonlyArray<string> = made.json.results.map((r: { id: string }) => r.id)
+      const patched = ids.slice(0, 20)
       const answers = await Promise.all([
         t.req("POST", "/v1/products/bulk", { body: { items: ids.map((id) => ({ op: "update", id, tags: ["first"] })) } }),
         t.req("POST", "/v1/products/bulk", { body: { items: [...ids].reverse().map((id) => ({ op: "update", id, tags: ["second"] })) } }),
+        ...patched.map((id) => t.req("PATCH", `/v1/products/${id}`, { body: { tags: ["third"] } })),
         ...shelfIds.map((id) => t.req("DELETE", `/v1/categories/${id}`))
       ])
-      expect(answers.map((a) => a.status)).toEqual([200, 200, ...shelfIds.map(() => 204)])
+      expect(answers.map((a) => a.status)).toEqual([200, 200, ...patched.map(() => 200), ...shelfIds.map(() => 204)])
       const listed = await t.req("GET", `/v1/products?ids=${ids.join(",")}&limit=200`)
       expect(listed.json.data.filter((p: { categoryIds: ReadonlyArray<string> }) => p.categoryIds.length > 0)).toEqual([])
     }

@@ -151,7 +151,7 @@ describe.runIf(available)("postgres deadlocks", () => {
       })))
   })
 
-  layer(catalogOver(postgresStorage), { timeout: 60_000 })("bulk batches", (it) => {
+  layer(catalogOver(postgresStorage), { timeout: 60_000 })("product writes", (it) => {
     it.effect("inserts overlapping slugs of two batches in one order, so one waits for the other instead of deadlocking", () =>
       TestServices.provideLive(Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -295,62 +295,69 @@ describe.runIf(available)("postgres deadlocks", () => {
         return { holding, go, run }
       })
 
-    it.effect("reads a batch's products once it holds them, so a category deletion it waited for is not written back", () =>
-      TestServices.provideLive(Effect.gen(function*() {
-        const products = yield* Products
-        const categories = yield* Categories
-        const { as, counted, first, org, runs, second, shelf, stays } = yield* filedPair
-        // The deletion holds the products, then waits to remove the second one's link, held here.
-        const link = yield* rowHolder(org, `select 1 from product_categories where product_id = '${second.id}' and category_id = '${shelf.id}' for update`)
-        const [, deleted, batch] = yield* Effect.all([
-          link.run,
-          Effect.zipRight(Deferred.await(link.holding), Effect.exit(as(categories.delete(shelf.id)))),
-          Effect.zipRight(
-            Effect.zipRight(Deferred.await(link.holding), Effect.repeat(waiters, { until: (n) => n >= 1, schedule: Schedule.spaced("20 millis") })),
-            counted(products.bulk([{ op: "update", id: first.id, tags: ["new"] }]))
-          ),
-          Effect.zipRight(
-            Deferred.await(link.holding),
-            Effect.repeat(waiters, { until: (n) => n >= 2, schedule: Schedule.spaced("20 millis") })
-          ).pipe(Effect.zipRight(Deferred.succeed(link.go, undefined)))
-        ], { concurrency: "unbounded" })
-        expect(Exit.isSuccess(deleted)).toBe(true)
-        expect(batch.map((r) => r.ok)).toEqual([true])
-        // The batch read the product after the deletion: it did not write the link back and fail on the key.
-        expect(yield* Ref.get(runs)).toBe(1)
-        const after = yield* as(products.get(first.id, {}))
-        const links = yield* Effect.flatMap(UnitOfWork, (uow) =>
-          uow.tenant(org, Effect.flatMap(SqlClient.SqlClient, (sql) => sql`select category_id from product_categories where product_id = ${first.id}`)))
-        expect([links.map((l) => (l as { categoryId: string }).categoryId), after.tags]).toEqual([[stays.id], ["new"]])
-      })))
+    for (const write of ["bulk", "patch"] as const) {
+      it.effect(`reads the product of a ${write === "bulk" ? "bulk batch" : "PATCH"} once it holds it, so a category deletion it waited for is not written back`, () =>
+        TestServices.provideLive(Effect.gen(function*() {
+          const products = yield* Products
+          const categories = yield* Categories
+          const { as, counted, first, org, runs, second, shelf, stays } = yield* filedPair
+          // The deletion holds the products, then waits to remove the second one's link, held here.
+          const link = yield* rowHolder(org, `select 1 from product_categories where product_id = '${second.id}' and category_id = '${shelf.id}' for update`)
+          const tagged = write === "bulk"
+            ? Effect.asVoid(products.bulk([{ op: "update", id: first.id, tags: ["new"] }]))
+            : Effect.asVoid(products.update(first.id, { tags: ["new"] }))
+          const [, deleted] = yield* Effect.all([
+            link.run,
+            Effect.zipRight(Deferred.await(link.holding), Effect.exit(as(categories.delete(shelf.id)))),
+            Effect.zipRight(
+              Effect.zipRight(Deferred.await(link.holding), Effect.repeat(waiters, { until: (n) => n >= 1, schedule: Schedule.spaced("20 millis") })),
+              counted(tagged)
+            ),
+            Effect.zipRight(
+              Deferred.await(link.holding),
+              Effect.repeat(waiters, { until: (n) => n >= 2, schedule: Schedule.spaced("20 millis") })
+            ).pipe(Effect.zipRight(Deferred.succeed(link.go, undefined)))
+          ], { concurrency: "unbounded" })
+          expect(Exit.isSuccess(deleted)).toBe(true)
+          // It read the product after the deletion: it did not write the link back and fail on the key.
+          expect(yield* Ref.get(runs)).toBe(1)
+          const after = yield* as(products.get(first.id, {}))
+          const links = yield* Effect.flatMap(UnitOfWork, (uow) =>
+            uow.tenant(org, Effect.flatMap(SqlClient.SqlClient, (sql) => sql`select category_id from product_categories where product_id = ${first.id}`)))
+          expect([links.map((l) => (l as { categoryId: string }).categoryId), after.tags]).toEqual([[stays.id], ["new"]])
+        })))
+    }
 
-    it.effect("holds the brands and categories a batch names before its products, as their deletions do, so they do not deadlock", () =>
-      TestServices.provideLive(Effect.gen(function*() {
-        const products = yield* Products
-        const categories = yield* Categories
-        const { brand, counted, first, org, runs, shelf, stays } = yield* filedPair
-        // The batch waits for the brand it names, held here; the category it names is deleted meanwhile.
-        const held = yield* rowHolder(org, `select 1 from brands where id = '${brand.id}' for update`)
-        const [, batch, deleted] = yield* Effect.all([
-          held.run,
-          Effect.zipRight(
-            Deferred.await(held.holding),
-            counted(products.bulk([{ op: "update", id: first.id, brandId: brand.id, categoryIds: [stays.id, shelf.id] }]))
-          ),
-          Effect.zipRight(
-            Effect.zipRight(Deferred.await(held.holding), Effect.repeat(waiters, { until: (n) => n >= 1, schedule: Schedule.spaced("20 millis") })),
-            Effect.exit(counted(categories.delete(shelf.id)))
-          ),
-          Effect.zipRight(
-            Deferred.await(held.holding),
-            Effect.repeat(waiters, { until: (n) => n >= 2, schedule: Schedule.spaced("100 millis"), times: 10 })
-          ).pipe(Effect.zipRight(Deferred.succeed(held.go, undefined)))
-        ], { concurrency: "unbounded" })
-        expect(Exit.isSuccess(deleted)).toBe(true)
-        // The deletion went first: the batch found the category gone.
-        expect(batch.map((r) => (r.ok ? "ok" : r.error._tag))).toEqual(["ValidationFailed"])
-        expect(yield* Ref.get(runs)).toBe(2)
-      })))
+    for (const write of ["bulk", "patch"] as const) {
+      it.effect(`holds the brands and categories a ${write === "bulk" ? "bulk batch" : "PATCH"} names before its product, as their deletions do, so they do not deadlock`, () =>
+        TestServices.provideLive(Effect.gen(function*() {
+          const products = yield* Products
+          const categories = yield* Categories
+          const { brand, counted, first, org, runs, shelf, stays } = yield* filedPair
+          // The write waits for the brand it names, held here; the category it names is deleted meanwhile.
+          const held = yield* rowHolder(org, `select 1 from brands where id = '${brand.id}' for update`)
+          const patch = { brandId: brand.id, categoryIds: [stays.id, shelf.id] }
+          const outcome = write === "bulk"
+            ? Effect.map(products.bulk([{ op: "update", id: first.id, ...patch }]), (r) => (r[0]?.ok ? "ok" : r[0]?.error._tag))
+            : Effect.map(Effect.either(products.update(first.id, patch)), (r) => (r._tag === "Right" ? "ok" : r.left._tag))
+          const [, written, deleted] = yield* Effect.all([
+            held.run,
+            Effect.zipRight(Deferred.await(held.holding), counted(outcome)),
+            Effect.zipRight(
+              Effect.zipRight(Deferred.await(held.holding), Effect.repeat(waiters, { until: (n) => n >= 1, schedule: Schedule.spaced("20 millis") })),
+              Effect.exit(counted(categories.delete(shelf.id)))
+            ),
+            Effect.zipRight(
+              Deferred.await(held.holding),
+              Effect.repeat(waiters, { until: (n) => n >= 2, schedule: Schedule.spaced("100 millis"), times: 10 })
+            ).pipe(Effect.zipRight(Deferred.succeed(held.go, undefined)))
+          ], { concurrency: "unbounded" })
+          expect(Exit.isSuccess(deleted)).toBe(true)
+          // The deletion went first: the write found the category gone.
+          expect(written).toBe("ValidationFailed")
+          expect(yield* Ref.get(runs)).toBe(2)
+        })))
+    }
 
     for (const kind of ["category", "brand"] as const) {
       it.effect(`holds a batch's products and a ${kind} deletion's in one order, so they do not deadlock`, () =>

@@ -138,6 +138,14 @@ export const makeProducts = Effect.gen(function*() {
       return context
     })
 
+  /** Holds the brands, categories and media a write names against their deletion (`existing` reads them `FOR KEY SHARE`). */
+  const holdReferences = (organizationId: string, needs: Pick<PlanNeeds, "brandIds" | "categoryIds" | "mediaIds">) =>
+    Effect.all([
+      brands.existing(organizationId, [...new Set(needs.brandIds)]),
+      categories.existing(organizationId, [...new Set(needs.categoryIds)]),
+      media.existing(organizationId, [...new Set(needs.mediaIds)])
+    ], { discard: true })
+
   const createNeeds = (inputs: ReadonlyArray<{ readonly input: CreateProduct; readonly id: string }>): PlanNeeds => ({
     familyIds: inputs.map((c) => c.input.familyId),
     brandIds: inputs.flatMap((c) => (c.input.brandId ? [c.input.brandId] : [])),
@@ -188,7 +196,14 @@ export const makeProducts = Effect.gen(function*() {
     inTenant((organizationId) =>
       Effect.gen(function*() {
         yield* holdDefinitions(uow, organizationId)
+        // As a bulk batch does: what it names, then the product's row, then the read (see `BulkDeps.holdReferences`).
+        yield* holdReferences(organizationId, {
+          brandIds: patch.brandId ? [patch.brandId] : [],
+          categoryIds: patch.categoryIds ?? [],
+          mediaIds: uuidValuesOf(patch.attributes)
+        })
         yield* uow.lock("product", [id])
+        yield* repo.hold(organizationId, [id])
         const found = yield* repo.findById(organizationId, id)
         if (Option.isNone(found)) return yield* new NotFound({ entity: "product", id })
         const current = found.value
@@ -304,12 +319,7 @@ export const makeProducts = Effect.gen(function*() {
           const keys = yield* Ref.make<ReadonlyArray<{ readonly productId: string; readonly blobKey: string }>>([])
           const results = yield* runBulk(organizationId, items, {
             planContext: (needs) => planContextFor(organizationId, tenant.actor.id, needs),
-            holdReferences: (needs) =>
-              Effect.all([
-                brands.existing(organizationId, [...new Set(needs.brandIds)]),
-                categories.existing(organizationId, [...new Set(needs.categoryIds)]),
-                media.existing(organizationId, [...new Set(needs.mediaIds)])
-              ], { discard: true }),
+            holdReferences: (needs) => holdReferences(organizationId, needs),
             nestedTransaction: (effect) => uow.tenant(organizationId, effect),
             lock: (ids) =>
               uow.lock("product", ids).pipe(
