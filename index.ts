@@ -18,7 +18,6 @@ import type { Storage } from "./adapters/sql/SqlStorage.js"
 import * as Catalog from "./core/Catalog.js"
 import type { BlobStore } from "./core/shared/BlobStore.js"
 import { CatalogSettings } from "./core/shared/CatalogSettings.js"
-import { decodeUntrusted } from "./core/shared/UntrustedInput.js"
 import type { WebhookSender } from "./core/webhooks/WebhookSender.js"
 
 export interface CatalogOptions<A, E, R> {
@@ -53,19 +52,6 @@ export const catalogLayer = <A, E, R>(options: CatalogOptions<A, E, R>) =>
     )
   )
 
-/**
- * Checks untrusted input against one of the input schemas exported below, as the HTTP host
- * checks a request: nesting deeper than 64 levels and text no database stores (U+0000, unpaired
- * surrogates) are refused first, then every issue of the schema at once, each refusal the
- * `ValidationFailed` whose issues a 422 carries. The use cases trust what they are given (a
- * typed value is not a checked one: an empty name or a malformed slug would be stored as is),
- * so decode whatever did not come from the app's own code first. Query schemas decode from
- * text, as URL parameters come.
- *
- *   const input = yield* decodeInput(CreateProduct)(JSON.parse(body))
- */
-export const decodeInput = decodeUntrusted
-
 export * as FileBlobStore from "./adapters/blobs/FileBlobStore.js"
 export * as HttpWebhookSender from "./adapters/webhooks/HttpWebhookSender.js"
 export * as MemoryWebhookSender from "./adapters/webhooks/MemoryWebhookSender.js"
@@ -73,6 +59,7 @@ export { DispatcherLive } from "./core/webhooks/Dispatcher.js"
 export * as PostgresStorage from "./adapters/postgres/PostgresStorage.js"
 export * as SqliteStorage from "./adapters/sqlite/SqliteStorage.js"
 export { CatalogEvent } from "./core/events/Event.js"
+export { decodeInput } from "./core/shared/UntrustedInput.js"
 export { Conflict, Forbidden, NotFound, TooLarge, Unauthenticated, ValidationFailed } from "./core/shared/Errors.js"
 export { CurrentTenant } from "./core/tenancy/Actor.js"
 export { ApiKeys } from "./core/tenancy/ApiKeys.js"

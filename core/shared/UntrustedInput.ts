@@ -45,11 +45,17 @@ export const nestsDeeper = (value: unknown, max: number): boolean => {
 }
 
 /**
- * Decodes input from outside the process with one of the use cases' input schemas, refusing
- * what the HTTP host refuses before and while it decodes a request: nesting past
- * `MAX_JSON_DEPTH`, text no database stores, then every issue of the schema at once.
+ * Checks untrusted input against one of the use cases' input schemas, as the HTTP host checks a
+ * request: nesting past `MAX_JSON_DEPTH` and text no database stores (U+0000, unpaired
+ * surrogates) are refused first, then every issue of the schema at once, each refusal the
+ * `ValidationFailed` whose issues a 422 carries. The use cases trust what they are given (a
+ * typed value is not a checked one: an empty name or a malformed slug would be stored as is),
+ * so an embedding app decodes whatever did not come from its own code first. Query schemas
+ * decode from text, as URL parameters come.
+ *
+ *   const input = yield* decodeInput(CreateProduct)(JSON.parse(body))
  */
-export const decodeUntrusted = <A, I>(schema: Schema.Schema<A, I, never>) => {
+export const decodeInput = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = Schema.decodeUnknown(schema, { errors: "all" })
   return (input: unknown): Effect.Effect<A, ValidationFailed> => {
     if (nestsDeeper(input, MAX_JSON_DEPTH)) {

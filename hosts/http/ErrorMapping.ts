@@ -7,11 +7,12 @@ import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { isCutShort } from "./DecodeFailures.js"
 import { envelope, validationFailedEnvelope } from "./Errors.js"
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./JsonDepth.js"
+import { nestsDeeperThan } from "./JsonDepth.js"
 import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
 import { ContentPagesAuth } from "./content/Auth.js"
-import { mayHoldUnstorable, type TextIssue, unstorableParams, unstorableStrings, unstorableStringsBesides } from "./StorableText.js"
+import { mayHoldUnstorable, unstorableParams, unstorableStringsBesides } from "./StorableText.js"
+import { MAX_JSON_DEPTH, type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
 

@@ -1,6 +1,3 @@
-/** How deep a JSON body may nest arrays and objects; deeper ones are refused before parsing. */
-export { MAX_JSON_DEPTH } from "../../core/shared/UntrustedInput.js"
-
 /**
  * Whether JSON text nests arrays and objects deeper than `max`, counting brackets outside
  * strings. The checks after the parse (storable text, attribute values) recurse, and a body

@@ -1,7 +1,5 @@
 import { type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
-export { type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
-
 /**
  * Issues for the strings of a JSON object other than those of its array member `key`: the
  * body of a request whose items each stand alone, which checks every item by itself.

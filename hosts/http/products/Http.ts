@@ -4,7 +4,7 @@ import { Products } from "../../../core/products/Products.js"
 import { ValidationFailed } from "../../../core/shared/Errors.js"
 import { CatalogApi } from "../Api.js"
 import { errorObject } from "../Errors.js"
-import { unstorableStrings } from "../StorableText.js"
+import { unstorableStrings } from "../../../core/shared/UntrustedInput.js"
 
 /** Node encodes the text as it writes it. */
 const jsonResponse = (json: string) =>
