@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { BoundedArray } from "../shared/BoundedArray.js"
 import { lowerWithoutDiacritics } from "./Text.js"
 
 export const MAX_TAGS = 50
@@ -40,11 +41,13 @@ export const canonicalTags = (tags: ReadonlyArray<string>): ReadonlyArray<string
  * composed (NFC), as the tag is kept: `Crème` is five characters whether its `è` is sent as one
  * code point or as `e` and a combining grave.
  */
-export const TagsInput = Schema.Array(
+export const TagsInput = BoundedArray(
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "a tag must not be empty" }),
     Schema.filter((s) => Array.from(s.normalize("NFC")).length <= MAX_TAG_INPUT_LENGTH, {
       message: () => `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`
     })
-  )
-).pipe(Schema.maxItems(MAX_TAGS, { message: () => `at most ${MAX_TAGS} tags` }))
+  ),
+  MAX_TAGS,
+  `at most ${MAX_TAGS} tags`
+)

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
+import { BoundedArray } from "../shared/BoundedArray.js"
 import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
 
 const isHttpUrl = (s: string): boolean => {
@@ -58,7 +59,7 @@ export const ExtraHeaders = TextMap.pipe(
   })
 )
 
-export const EventPatterns = Schema.Array(EventPattern).pipe(Schema.maxItems(100, { message: () => "at most 100 patterns" }))
+export const EventPatterns = BoundedArray(EventPattern, 100, "at most 100 patterns")
 
 /** `POST /v1/connectors`. */
 export const InstallConnector = Schema.Struct({

@@ -12,7 +12,8 @@ const MEDIA_TYPES: ReadonlySet<string> = new Set(["media", "file"])
 export const uuidValuesOf = (attributes: unknown): ReadonlyArray<string> => {
   if (typeof attributes !== "object" || attributes === null) return []
   const found: Array<string> = []
-  for (const entries of Object.values(attributes)) {
+  for (const code of Object.keys(attributes)) {
+    const entries: unknown = (attributes as Record<string, unknown>)[code]
     if (!Array.isArray(entries)) continue
     for (const entry of entries) {
       const value: unknown = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined

@@ -1,6 +1,7 @@
 import { Brand, Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { TagsInput } from "../catalog/Tags.js"
+import { BoundedArray } from "../shared/BoundedArray.js"
 import { Name, NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const ProductStatus = Schema.Literal("draft", "active", "archived")
@@ -85,7 +86,7 @@ export const toProduct = (r: ProductRecord): Product =>
 export const toListItem = (r: ProductRecord, thumbnailUrl: string | null = null): ProductListItem =>
   new ProductListItem({ ...toProduct(r), thumbnailUrl, categoryIds: r.categoryIds }, true)
 
-const CategoryIds = Schema.Array(Uuid).pipe(Schema.maxItems(100, { message: () => "at most 100 categories" }))
+const CategoryIds = BoundedArray(Uuid, 100, "at most 100 categories")
 
 export const CreateProduct = Schema.Struct({
   familyId: Uuid,

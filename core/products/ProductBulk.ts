@@ -2,6 +2,7 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { NewEvent } from "../events/Event.js"
 import { emitAll } from "../events/EventLog.js"
 import { uuidValuesOf } from "../media/MediaValues.js"
+import { BoundedArray } from "../shared/BoundedArray.js"
 import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
 import { Uuid } from "../shared/Fields.js"
 import { validationFailedOf } from "../shared/ParseIssues.js"
@@ -13,7 +14,7 @@ export const MAX_BULK_ITEMS = 500
 
 /** `POST /v1/products/bulk` body: the items are checked one by one, so each can fail alone. */
 export const BulkRequest = Schema.Struct({
-  items: Schema.Array(Schema.Unknown).pipe(Schema.maxItems(MAX_BULK_ITEMS, { message: () => `at most ${MAX_BULK_ITEMS} items` }))
+  items: BoundedArray(Schema.Unknown, MAX_BULK_ITEMS, `at most ${MAX_BULK_ITEMS} items`)
 })
 
 const Op = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })

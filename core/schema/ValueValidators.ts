@@ -2,7 +2,7 @@ import { Either } from "effect"
 import { datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js"
 import { isJsonValue } from "../shared/CanonicalJson.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
-import type { Issue } from "../shared/Errors.js"
+import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
 import type { AttributeType } from "./AttributeValues.js"
 import { isEmailAddress, isUuid } from "../shared/Fields.js"
 
@@ -214,9 +214,12 @@ const stringArray = (
 (value, rules, path) => {
   if (!Array.isArray(value)) return fail(path, "must be an array of strings", "invalid_type")
   const item = itemFor()
-  const issues = value.flatMap((v: unknown, i) =>
-    typeof v === "string" ? item(v, rules, [...path, i]) : [{ path: [...path, i], message: "must be a string", code: "invalid_type" }]
-  )
+  const issues: Array<Issue> = []
+  for (let i = 0; i < value.length && !hasEnoughIssues(issues); i++) {
+    const v: unknown = value[i]
+    if (typeof v === "string") addIssues(issues, item(v, rules, [...path, i]))
+    else issues.push({ path: [...path, i], message: "must be a string", code: "invalid_type" })
+  }
   return collect(value, issues)
 }
 

@@ -28,6 +28,13 @@ export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "messag
 export const MAX_ISSUES = 100
 
 /**
+ * Whether a check has found all the issues a refusal can use: the first `MAX_ISSUES` and one
+ * more, which says that there are more. A check over untrusted input of any size stops there,
+ * so refusing five million bad values costs what refusing a hundred does.
+ */
+export const hasEnoughIssues = (issues: ReadonlyArray<Issue>): boolean => issues.length > MAX_ISSUES
+
+/**
  * The input, or a business rule applied to it, rejected the write. `issues` holds at most
  * `MAX_ISSUES` of them, in the order of the input; `truncated` is set when there were more.
  */
