@@ -1,5 +1,6 @@
-import { ParseResult } from "effect"
+import { ParseResult, type SchemaAST } from "effect"
 import { type Issue, MAX_ISSUES, ValidationFailed } from "./Errors.js"
+import { preview } from "./Preview.js"
 
 const ISSUE_CODES: Readonly<Record<string, string>> = {
   Missing: "required",
@@ -103,6 +104,28 @@ export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
  */
 export const MAX_FAILED_CHECKS = 10 * MAX_ISSUES
 
+/**
+ * What a schema expects, as its default message says it (`Expected <this>, actual ...`); none
+ * where an annotation gives the message.
+ */
+const defaultExpected = (ast: SchemaAST.AST): string | undefined => {
+  const [standIn] = ParseResult.ArrayFormatter.formatIssueSync(new ParseResult.Type(ast, undefined))
+  const message = standIn?.message ?? ""
+  return message.startsWith("Expected ") && message.endsWith(ACTUAL_UNDEFINED) ? message.slice(9, -ACTUAL_UNDEFINED.length) : undefined
+}
+const ACTUAL_UNDEFINED = ", actual undefined"
+
+/**
+ * The failed check, showing only the start of a long value it refused: the default message
+ * holds the whole value, and a 422 for a 9 MB string where an array belongs answered 18 MB.
+ */
+const shortened = (issue: ParseResult.Type): ParseResult.Type => {
+  if (issue.message !== undefined) return issue
+  const shown = preview(issue.actual)
+  const expected = shown === undefined ? undefined : defaultExpected(issue.ast)
+  return expected === undefined ? issue : new ParseResult.Type(issue.ast, issue.actual, `Expected ${expected}, actual ${shown}`)
+}
+
 type Issues = ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue>
 const isList = (issues: Issues): issues is Extract<Issues, ReadonlyArray<unknown>> => Array.isArray(issues)
 
@@ -118,6 +141,8 @@ const prune = (issue: ParseResult.ParseIssue, budget: { left: number; cut: boole
   }
   switch (issue._tag) {
     case "Type":
+      budget.left--
+      return shortened(issue)
     case "Missing":
     case "Unexpected":
     case "Forbidden":

@@ -91,6 +91,18 @@ describe("a flood of bad values", () => {
     ]])
   })
 
+  // The message held the refused value whole: a 9 MB string where a list belongs answered 18 MB.
+  it("shows only the start of a long value it refuses", async () => {
+    const t = await host.tenant()
+    const { familyId } = await catalog(t)
+    const r = await t.req("POST", "/v1/products", { body: { familyId, name: ["x".repeat(1_000_000)], tags: "y".repeat(1_000_000) } })
+    expect(r.status).toBe(422)
+    expect(r.json.error.details.issues).toEqual([
+      { path: ["name"], message: `Expected string, actual ["${"x".repeat(200)}…"]`, code: "invalid_type" },
+      { path: ["tags"], message: `Expected an array, actual "${"y".repeat(200)}…"`, code: "invalid_type" }
+    ])
+  })
+
   it("lists every issue, without the mark, where there are 100 or fewer", async () => {
     const t = await host.tenant()
     const { familyId } = await catalog(t)
