@@ -10,6 +10,7 @@ import { MediaApi } from "./media/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { documentCredentials } from "./OpenApiSecurity.js"
 import { SERVICE_NAME, VERSION } from "./Release.js"
 import { ProductsApi } from "./products/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
@@ -19,7 +20,7 @@ import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
  * The whole HTTP contract, declared once: it validates requests and generates /openapi.json,
  * which carries the deployed version, as `GET /healthz` does.
  */
-export class CatalogApi extends HttpApi.make("catalog")
+const routes = HttpApi.make("catalog")
   .annotate(OpenApi.Title, SERVICE_NAME)
   .annotate(OpenApi.Version, VERSION)
   .add(HealthApi)
@@ -45,4 +46,6 @@ export class CatalogApi extends HttpApi.make("catalog")
   .addError(ForbiddenWire)
   .addError(UnauthenticatedWire)
   .addError(ValidationFailedWire)
-{}
+
+/** The OpenAPI document also says which credentials each route takes, read from the routes themselves. */
+export class CatalogApi extends routes.annotate(OpenApi.Transform, documentCredentials(routes)) {}

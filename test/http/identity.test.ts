@@ -33,6 +33,13 @@ describe("authentication", () => {
     const operations = Object.entries(spec.json.paths as Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>)
       .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })))
     expect(operations.filter((o) => PUBLIC.includes(`${o.method} ${o.path}`)).length).toBe(PUBLIC.length)
+    // The document says so too: a client generated from it sends credentials where they are needed.
+    const bearerOnly = [{ bearer: [] }]
+    for (const { method, path, operation } of operations) {
+      const expected = PUBLIC.includes(`${method} ${path}`) ? [] : `${method} ${path}` === "POST /v1/organizations" ? [...bearerOnly, { serviceKey: [] }] : bearerOnly
+      expect([method, path, (operation as { security?: unknown }).security]).toEqual([method, path, expected])
+    }
+    expect(Object.keys(spec.json.components.securitySchemes)).toEqual(["bearer", "serviceKey"])
     const guarded = operations.filter((o) => !PUBLIC.includes(`${o.method} ${o.path}`))
     // Enough that a document listing nothing, or only a few routes, fails here.
     expect(guarded.length).toBeGreaterThan(70)
