@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { BoundedArray } from "../shared/BoundedArray.js"
+import { BoundedArray } from "../shared/Bounded.js"
 import { lowerWithoutDiacritics } from "./Text.js"
 
 export const MAX_TAGS = 50

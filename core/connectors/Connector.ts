@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
-import { BoundedArray } from "../shared/BoundedArray.js"
+import { BoundedArray, BoundedMap } from "../shared/Bounded.js"
 import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
 
 const isHttpUrl = (s: string): boolean => {
@@ -45,10 +45,9 @@ const headerProblem = (name: string, value: string): string | undefined => {
   return undefined
 }
 
-export const ExtraHeaders = TextMap.pipe(
+export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
   Schema.filter((headers) => {
     const entries = Object.entries(headers)
-    if (entries.length > 20) return "at most 20 headers"
     const names = new Set(entries.map(([name]) => name.toLowerCase()))
     if (names.size < entries.length) return "header names are case-insensitive: name each header once"
     for (const [name, value] of entries) {

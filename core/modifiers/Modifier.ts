@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
-import { Code, Name, NonEmptyString, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
+import { BoundedArray } from "../shared/Bounded.js"
+import { Code, LocalizedLabel, Name, NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
 export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
@@ -15,7 +16,7 @@ const Money = Schema.Struct({
 
 export const ModifierOption = Schema.Struct({
   value: NonEmptyString,
-  label: Schema.optional(Schema.Union(Schema.String, TextMap)),
+  label: Schema.optional(Schema.Union(Schema.String, LocalizedLabel)),
   priceAdjustment: Schema.optional(Money)
 })
 export type ModifierOption = typeof ModifierOption.Type
@@ -32,11 +33,15 @@ export class Modifier extends Schema.Class<Modifier>("Modifier")({
   updatedAt: Timestamp
 }) {}
 
+export const MAX_MODIFIER_OPTIONS = 1000
+
+const ModifierOptions = BoundedArray(ModifierOption, MAX_MODIFIER_OPTIONS, `at most ${MAX_MODIFIER_OPTIONS} options`)
+
 export const CreateModifier = Schema.Struct({
   code: Code,
   name: Name,
   type: ModifierType,
-  options: Schema.optional(Schema.Array(ModifierOption))
+  options: Schema.optional(ModifierOptions)
 })
 export type CreateModifier = typeof CreateModifier.Type
 
@@ -44,7 +49,7 @@ export const UpdateModifier = Schema.Struct({
   code: Schema.optional(Code),
   name: Schema.optional(Name),
   type: Schema.optional(ModifierType),
-  options: Schema.optional(Schema.Array(ModifierOption))
+  options: Schema.optional(ModifierOptions)
 })
 export type UpdateModifier = typeof UpdateModifier.Type
 

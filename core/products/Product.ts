@@ -1,7 +1,7 @@
 import { Brand, Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
 import { TagsInput } from "../catalog/Tags.js"
-import { BoundedArray } from "../shared/BoundedArray.js"
+import { BoundedArray } from "../shared/Bounded.js"
 import { Name, NonEmptyString, Slug, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const ProductStatus = Schema.Literal("draft", "active", "archived")

@@ -1,5 +1,6 @@
 import { JSONSchema, Schema } from "effect"
 import { datetimeMillis } from "./Calendar.js"
+import { BoundedMap } from "./Bounded.js"
 
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
 export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
@@ -114,5 +115,8 @@ export const TextMap = Schema.Record({
   value: Schema.String
 }).annotations(strict)
 
+/** How many locales a label holds at most: CLDR names about a thousand. */
+export const MAX_LABEL_LOCALES = 1000
+
 /** Map of locale to text. */
-export const LocalizedLabel = TextMap
+export const LocalizedLabel = BoundedMap(TextMap, MAX_LABEL_LOCALES, `at most ${MAX_LABEL_LOCALES} locales`)

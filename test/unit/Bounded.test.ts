@@ -1,6 +1,6 @@
 import { Either, JSONSchema, ParseResult, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { BoundedArray } from "../../core/shared/BoundedArray.js"
+import { BoundedArray, BoundedMap } from "../../core/shared/Bounded.js"
 import { Uuid } from "../../core/shared/Fields.js"
 
 const Tags = BoundedArray(Schema.String, 3, "at most 3 tags")
@@ -47,5 +47,20 @@ describe("an array with a bound", () => {
     const Body = (tags: Schema.Schema<ReadonlyArray<string>, ReadonlyArray<string>>) => Schema.Struct({ tags, ids: BoundedArray(Uuid, 2, "at most 2") })
     const ids = Schema.Array(Uuid).pipe(Schema.maxItems(2))
     expect(JSONSchema.make(Body(Tags))).toEqual(JSONSchema.make(Schema.Struct({ tags: Plain, ids })))
+  })
+})
+
+describe("a map with a bound", () => {
+  const Labels = BoundedMap(Schema.Record({ key: Schema.String, value: Schema.String }), 2, "at most 2 locales")
+
+  it("decodes the map it bounds, and refuses one over the bound for its key count alone", () => {
+    expect(Schema.decodeUnknownSync(Labels)({ en: "a", fr: "b" })).toEqual({ en: "a", fr: "b" })
+    expect(issuesOf(Labels, { en: 1, fr: 2, de: 3 })).toEqual([{ _tag: "Refinement", path: [], message: "at most 2 locales" }])
+    expect(issuesOf(Labels, { en: 1 }).map((i) => i.path)).toEqual([["en"]])
+    expect(issuesOf(Labels, ["en", "fr", "de"]).map((i) => i.message)).toEqual([expect.stringMatching(/^Expected \{/)])
+  })
+
+  it("is documented with maxProperties", () => {
+    expect(JSONSchema.make(Labels)).toMatchObject({ type: "object", maxProperties: 2, additionalProperties: { type: "string" } })
   })
 })
