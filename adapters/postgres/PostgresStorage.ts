@@ -58,6 +58,8 @@ export const client = (url: string, maxConnections = 10, connectTimeout: Duratio
     PgClient.layer({
       url: Redacted.make(url),
       maxConnections,
+      // After start-up too: without it a new connection to a server that does not answer waits for good.
+      connectTimeout,
       transformQueryNames: camelToSnake,
       transformResultNames: snakeToCamel,
       transformJson: false,

@@ -2,11 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Exit, FiberRef, identity, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
-import { OrganizationGone } from "../../core/shared/Errors.js"
+import { OrganizationGone, StorageUnavailable } from "../../core/shared/Errors.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { atOneInstant } from "../../core/shared/WriteInstant.js"
 import { APP_ROLE } from "./Rls.js"
-import { isWorthRunningAgain } from "./SqlErrors.js"
+import { isUnreachable, isWorthRunningAgain } from "./SqlErrors.js"
 import { isUuid } from "../../core/shared/Fields.js"
 
 /**
@@ -20,8 +20,17 @@ const tenantSettings = (organizationId: string) =>
 
 const dieOnSqlError = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) => Effect.catchTag(effect, "SqlError", Effect.die)
 
-const worthRunningAgain = (cause: Cause.Cause<unknown>) =>
-  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => e instanceof SqlError && isWorthRunningAgain(e))
+const sqlErrorsOf = (cause: Cause.Cause<unknown>) =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].filter((e): e is SqlError => e instanceof SqlError)
+
+const worthRunningAgain = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).some(isWorthRunningAgain)
+
+/** A run the database did not answer dies with StorageUnavailable, which the host tells apart from a fault. */
+const unreachableAsUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchAllCause(effect, (cause) =>
+    sqlErrorsOf(cause).some(isUnreachable)
+      ? Effect.die(new StorageUnavailable({ message: "the database does not answer" }))
+      : Effect.failCause(cause))
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -49,7 +58,9 @@ export const make = Effect.gen(function*() {
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       Option.isSome(outer) ? nested : Effect.locally(
         Effect.tap(
-          settle(atOneInstant(outermost).pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox)),
+          settle(unreachableAsUnavailable(
+            atOneInstant(outermost).pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox)
+          )),
           () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))
         ),
         appendedEvents,

@@ -96,6 +96,15 @@ export class OrganizationGone extends Schema.TaggedError<OrganizationGone>()("Or
   }
 }
 
+/**
+ * The database does not answer: it refuses or drops connections, does not answer one in time,
+ * or is shutting down. Any storage call may meet it, so the unit of work raises it as a defect;
+ * the host answers 503, which a client may try again, where a fault is a 500.
+ */
+export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()("StorageUnavailable", {
+  message: Schema.String
+}) {}
+
 /** A body or upload over its size limit. */
 export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
   message: Schema.String

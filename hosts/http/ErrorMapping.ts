@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiError, type HttpApp, HttpIncomingMessage, HttpSe
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
-import { type Forbidden, OrganizationGone, type Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
+import { type Forbidden, OrganizationGone, StorageUnavailable, type Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { isCutShort } from "./DecodeFailures.js"
@@ -217,6 +217,9 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
             return Effect.succeed(malformedJson)
           }
           if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
+          if (d instanceof StorageUnavailable) {
+            return Effect.as(Effect.logWarning("the database does not answer", cause), json(503, envelope("unavailable", d.message)))
+          }
           return Effect.logError("unhandled request failure", cause).pipe(
             Effect.as(json(500, envelope("internal", "internal server error")))
           )
