@@ -1,5 +1,9 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Schedule, Stream } from "effect"
+import Database from "better-sqlite3"
+import { Cause, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import {
   ApiKeys,
   AuditLog,
@@ -11,6 +15,7 @@ import {
   CreateOrganization,
   CreateProduct,
   CurrentTenant,
+  DatabaseTooNew,
   decodeInput,
   DispatcherLive,
   Families,
@@ -153,4 +158,22 @@ describe("embedding the catalog as a library", () => {
       const another = yield* Effect.flip(organizations.create({ name: "Second", slug: "second" }, { _tag: "Service" }))
       expect(another).toBeInstanceOf(Forbidden)
     }).pipe(Effect.provide(catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer(), tenancy: "single" }))))
+
+  // The migrations at start were defects: an app could not tell a database it may not use from a bug.
+  it.live("fails to build on a database a newer version migrated, with DatabaseTooNew", () =>
+    Effect.gen(function*() {
+      const folder = mkdtempSync(join(tmpdir(), "catalog-embed-"))
+      const file = join(folder, "catalog.db")
+      const build = Effect.scoped(Layer.build(catalogLayer({ storage: SqliteStorage.layer(file), webhooks: MemoryWebhookSender.layer() })))
+      yield* build
+      const db = new Database(file)
+      db.prepare("insert into effect_sql_migrations (migration_id, name) values (9999, 'future')").run()
+      db.close()
+      const exit = yield* Effect.exit(build)
+      rmSync(folder, { recursive: true, force: true })
+      assert(Exit.isFailure(exit))
+      const failure = Cause.failureOption(exit.cause)
+      assert(Option.isSome(failure) && failure.value instanceof DatabaseTooNew)
+      expect(failure.value.latest).toBe(9999)
+    }))
 })

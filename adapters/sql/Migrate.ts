@@ -68,7 +68,8 @@ export const migrateWith = (record: Migrations) => Effect.gen(function*() {
     : sql`delete from ${sql(TABLE)} where 1 = 0`
   const recorded = sql`select max(migration_id) as latest from ${sql(TABLE)}`.withoutTransform.pipe(
     Effect.flatMap(Schema.decodeUnknown(Latest)),
-    Effect.map(([row]) => row?.latest ?? 0)
+    Effect.map(([row]) => row?.latest ?? 0),
+    Effect.catchTag("ParseError", Effect.die)
   )
   const run = sql.withTransaction(Effect.gen(function*() {
     yield* turn

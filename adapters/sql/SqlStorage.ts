@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import type { MigrationError } from "@effect/sql/Migrator"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Layer } from "effect"
 import { OutboxSignalLive } from "../../core/events/OutboxSignal.js"
-import { migrate } from "./Migrate.js"
+import { type DatabaseTooNew, migrate, type MigrationsNotRecorded } from "./Migrate.js"
 import * as SqlApiKeyRepository from "./SqlApiKeyRepository.js"
 import * as SqlAttributeRepository from "./SqlAttributeRepository.js"
 import * as SqlAttributeValueStore from "./SqlAttributeValueStore.js"
@@ -50,12 +52,19 @@ export const repositories = Layer.mergeAll(
   SqlMediaRepository.layer
 ).pipe(Layer.provideMerge(OutboxSignalLive))
 
-/** The storage ports over `client`, after migrating it. */
+/**
+ * The storage ports over `client`, after migrating it. Fails to build with the migrator's
+ * `MigrationError` or `SqlError` when the database refuses a migration, `DatabaseTooNew` or
+ * `MigrationsNotRecorded`.
+ */
 export const fromClient = <E, R>(client: Layer.Layer<SqlClient.SqlClient, E, R>) =>
   repositories.pipe(
-    Layer.provideMerge(Layer.effectDiscard(Effect.orDie(migrate))),
+    Layer.provideMerge(Layer.effectDiscard(migrate)),
     Layer.provideMerge(client)
   )
+
+/** Why the migrations at start did not run: the database refused one, or is not this version's to migrate. */
+export type MigrationFailure = MigrationError | SqlError | DatabaseTooNew | MigrationsNotRecorded
 
 /** The ports every storage adapter provides. */
 export type Storage = Layer.Layer.Success<typeof repositories>

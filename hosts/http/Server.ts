@@ -1,11 +1,10 @@
 import { HttpApiBuilder, HttpApiScalar, type HttpApp, HttpMiddleware } from "@effect/platform"
-import type { SqlError } from "@effect/sql/SqlError"
 import { type ConfigError, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { join } from "node:path"
 import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
 import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
 import * as SqliteStorage from "../../adapters/sqlite/SqliteStorage.js"
-import type { Storage } from "../../adapters/sql/SqlStorage.js"
+import type { MigrationFailure, Storage } from "../../adapters/sql/SqlStorage.js"
 import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
 import { ensureSingleTenant } from "../../core/tenancy/Bootstrap.js"
 import { DispatcherLive } from "../../core/webhooks/Dispatcher.js"
@@ -32,7 +31,7 @@ import { closeAfterUnreadBody } from "./UnreadBodies.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
 /** The storage the database URL names. */
-export const storage = (url: string): Layer.Layer<Storage, SqlError | PostgresStorage.ConnectTimeout | ConfigError.ConfigError> => {
+export const storage = (url: string): Layer.Layer<Storage, MigrationFailure | PostgresStorage.ConnectTimeout | ConfigError.ConfigError> => {
   const db = databaseKind(url)
   return db._tag === "sqlite" ? SqliteStorage.layer(db.filename) : PostgresStorage.layer(db.url)
 }
