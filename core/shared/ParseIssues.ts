@@ -104,6 +104,8 @@ export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
  */
 export const MAX_FAILED_CHECKS = 10 * MAX_ISSUES
 
+const ACTUAL_UNDEFINED = ", actual undefined"
+
 /**
  * What a schema expects, as its default message says it (`Expected <this>, actual ...`); none
  * where an annotation gives the message.
@@ -113,7 +115,6 @@ const defaultExpected = (ast: SchemaAST.AST): string | undefined => {
   const message = standIn?.message ?? ""
   return message.startsWith("Expected ") && message.endsWith(ACTUAL_UNDEFINED) ? message.slice(9, -ACTUAL_UNDEFINED.length) : undefined
 }
-const ACTUAL_UNDEFINED = ", actual undefined"
 
 /**
  * The failed check, showing only the start of a long value it refused: the default message
