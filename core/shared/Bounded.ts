@@ -9,19 +9,22 @@ import { Option, ParseResult, Schema, SchemaAST } from "effect"
  */
 const sizeFirst = <A, I>(bounded: Schema.Schema<A, I>, sized: (input: unknown) => boolean) => {
   const bound = bounded.ast
-  const sizeIssue = (input: unknown, options: SchemaAST.ParseOptions): Option.Option<ParseResult.ParseIssue> =>
-    sized(input) && SchemaAST.isRefinement(bound)
-      ? Option.map(bound.filter(input, options, bound), (issue) => new ParseResult.Refinement(bound, input, "Predicate", issue))
-      : Option.none()
+  const sizeIssue = (input: unknown, options: SchemaAST.ParseOptions): ParseResult.ParseIssue | undefined => {
+    if (!sized(input) || !SchemaAST.isRefinement(bound)) return undefined
+    const issue = bound.filter(input, options, bound)
+    return Option.isSome(issue) ? new ParseResult.Refinement(bound, input, "Predicate", issue.value) : undefined
+  }
   return Schema.declare<A, I, readonly [typeof bounded]>(
     [bounded],
     {
-      decode: (schema) => (input, options) =>
-        Option.match(sizeIssue(input, options), {
-          onNone: () => ParseResult.decodeUnknown(schema)(input, options),
-          onSome: ParseResult.fail
-        }),
-      encode: (schema) => (input, options) => ParseResult.encodeUnknown(schema)(input, options)
+      decode: (schema) => {
+        const decode = ParseResult.decodeUnknownEither(schema)
+        return (input, options) => {
+          const issue = sizeIssue(input, options)
+          return issue === undefined ? decode(input, options) : ParseResult.fail(issue)
+        }
+      },
+      encode: (schema) => ParseResult.encodeUnknownEither(schema)
     },
     { [SchemaAST.SurrogateAnnotationId]: bound }
   )
