@@ -22,7 +22,7 @@ const ORGANIZATION_HEADER = {
   name: "x-organization-id",
   in: "header",
   required: false,
-  description: "The organization a session acts in (an API key's own, if sent). A session without a membership there is refused with 403.",
+  description: "The organization an admin session acts in; one the session's user is no member of is 403. An API key acts in its own organization.",
   schema: { type: "string", format: "uuid" }
 } as const
 
