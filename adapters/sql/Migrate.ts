@@ -4,6 +4,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schedule, Schema } from "effect"
 import { IntColumn } from "./Columns.js"
 import { migrations } from "./migrations/index.js"
+import { isLockedElsewhere } from "./SqlErrors.js"
 
 /** The migrator's own record of what ran. */
 const TABLE = "effect_sql_migrations"
@@ -42,10 +43,7 @@ export class MigrationsNotRecorded extends Schema.TaggedError<MigrationsNotRecor
 
 const Latest = Schema.Array(Schema.Struct({ latest: Schema.NullOr(IntColumn) }))
 
-/** SQLite kept its write lock with another connection past the busy timeout. */
-const isBusy = (error: unknown) =>
-  error instanceof SqlError && typeof (error.cause as { code?: unknown } | undefined)?.code === "string" &&
-  String((error.cause as { code: string }).code).startsWith("SQLITE_BUSY")
+const isBusy = (error: unknown) => error instanceof SqlError && isLockedElsewhere(error)
 
 /** `migrate` over the given migrations instead of this version's. */
 export const migrateWith = (record: Migrations) => Effect.gen(function*() {

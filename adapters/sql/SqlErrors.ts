@@ -26,6 +26,12 @@ export const isUnreachable = (error: SqlError): boolean => {
   return UNREACHABLE_CODES.has(code) || code.startsWith("08") || UNREACHABLE_MESSAGE.test(message)
 }
 
+/** True when another process kept a SQLite file's write lock (past the busy timeout, or at once when the transaction had read first). */
+export const isLockedElsewhere = (error: SqlError): boolean => {
+  const cause = error.cause as { code?: unknown } | undefined
+  return typeof cause?.code === "string" && cause.code.startsWith("SQLITE_BUSY")
+}
+
 /** True when the database refused the write for a UNIQUE constraint (SQLite or Postgres). */
 export const isUniqueViolation = (error: SqlError): boolean => {
   const cause = error.cause as { code?: unknown } | undefined

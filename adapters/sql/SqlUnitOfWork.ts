@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, Exit, FiberRef, identity, Layer, Option } from "effect"
+import { Cause, Effect, Exit, FiberRef, identity, Layer, Option, Schedule } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { OrganizationGone, StorageUnavailable } from "../../core/shared/Errors.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { atOneInstant } from "../../core/shared/WriteInstant.js"
 import { APP_ROLE } from "./Rls.js"
-import { isUnreachable, isWorthRunningAgain } from "./SqlErrors.js"
+import { isLockedElsewhere, isUnreachable, isWorthRunningAgain } from "./SqlErrors.js"
 import { isUuid } from "../../core/shared/Fields.js"
 
 /**
@@ -24,6 +24,12 @@ const sqlErrorsOf = (cause: Cause.Cause<unknown>) =>
   [...Cause.failures(cause), ...Cause.defects(cause)].filter((e): e is SqlError => e instanceof SqlError)
 
 const worthRunningAgain = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).some(isWorthRunningAgain)
+
+// Another process holds the SQLite file's write lock: a transaction that read first is refused
+// at once, not made to wait, so it runs again after a pause until the lock is free, for at most
+// the busy timeout, before the host answers 503.
+const lockedElsewhere = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).some(isLockedElsewhere)
+const untilUnlocked = Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds"))
 
 /** A run the database did not answer dies with StorageUnavailable, which the host tells apart from a fault. */
 const unreachableAsUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -59,7 +65,12 @@ export const make = Effect.gen(function*() {
       Option.isSome(outer) ? nested : Effect.locally(
         Effect.tap(
           settle(unreachableAsUnavailable(
-            atOneInstant(outermost).pipe(Effect.sandbox, Effect.retry({ times: 3, while: worthRunningAgain }), Effect.unsandbox)
+            atOneInstant(outermost).pipe(
+              Effect.sandbox,
+              Effect.retry({ times: 3, while: worthRunningAgain }),
+              Effect.retry({ schedule: untilUnlocked, while: lockedElsewhere }),
+              Effect.unsandbox
+            )
           )),
           () => Effect.flatMap(FiberRef.get(appendedEvents), (appended) => (appended ? signal.wake : Effect.void))
         ),
