@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
+import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, UnavailableWire, ValidationFailedWire } from "./Errors.js"
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
 import { ContentPagesApi } from "./content/Api.js"
@@ -46,6 +46,7 @@ const routes = HttpApi.make("catalog")
   .addError(ForbiddenWire)
   .addError(UnauthenticatedWire)
   .addError(ValidationFailedWire)
+  .addError(UnavailableWire)
 
 /** The OpenAPI document also says which credentials each route takes, read from the routes themselves. */
 export class CatalogApi extends routes.annotate(OpenApi.Transform, documentCredentials(routes)) {}

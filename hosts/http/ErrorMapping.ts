@@ -6,7 +6,7 @@ import { type Forbidden, OrganizationGone, StorageUnavailable, type Unauthentica
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { isCutShort } from "./DecodeFailures.js"
-import { envelope, validationFailedEnvelope } from "./Errors.js"
+import { envelope, UnavailableWire, validationFailedEnvelope } from "./Errors.js"
 import { nestsDeeperThan } from "./JsonDepth.js"
 import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
@@ -218,7 +218,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
           }
           if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
           if (d instanceof StorageUnavailable) {
-            return Effect.as(Effect.logWarning("the database does not answer", cause), json(503, envelope("unavailable", d.message)))
+            return Effect.as(Effect.logWarning("the database does not answer", cause), json(503, Schema.encodeSync(UnavailableWire)(d)))
           }
           return Effect.logError("unhandled request failure", cause).pipe(
             Effect.as(json(500, envelope("internal", "internal server error")))

@@ -1,6 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, Forbidden, NotFound, TooLarge, Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
+import { Conflict, Forbidden, NotFound, StorageUnavailable, TooLarge, Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
 
 /** The one error envelope of the API: `{error: {code, message, details?}}`. */
 export const Envelope = Schema.Struct({
@@ -80,3 +80,10 @@ export const TooLargeWire = Schema.transform(Envelope, TooLarge, {
   decode: (e) => ({ _tag: "TooLarge" as const, message: e.error.message }),
   encode: (e) => envelope("FST_ERR_CTP_BODY_TOO_LARGE", e.message)
 }).annotations(HttpApiSchema.annotations({ status: 413 }))
+
+/** The database does not answer: every operation may meet it. */
+export const UnavailableWire = Schema.transform(Envelope, StorageUnavailable, {
+  strict: true,
+  decode: (e) => ({ _tag: "StorageUnavailable" as const, message: e.error.message }),
+  encode: (e) => envelope("unavailable", e.message)
+}).annotations(HttpApiSchema.annotations({ status: 503 }))
