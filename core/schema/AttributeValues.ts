@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
+import { shown } from "../shared/Preview.js"
 import { isRecord, VALUE_VALIDATORS } from "./ValueValidators.js"
 
 export const AttributeType = Schema.Literal(
@@ -121,7 +122,7 @@ export const validateAttributeValues = (
     const at = [...path, code]
     const spec = specs.get(code)
     if (spec === undefined) {
-      issues.push({ path: at, message: `attribute ${code} is not declared by the family`, code: "unknown_attribute" })
+      issues.push({ path: at, message: `attribute ${shown(code)} is not declared by the family`, code: "unknown_attribute" })
       continue
     }
     if (!Array.isArray(entries)) {
@@ -138,7 +139,7 @@ export const validateAttributeValues = (
       }
       const before = issues.length
       for (const key of Object.keys(entry)) {
-        if (!ENTRY_KEYS.has(key)) issues.push({ path: [...at, i, key], message: `unknown key ${key}`, code: "unrecognized_key" })
+        if (!ENTRY_KEYS.has(key)) issues.push({ path: [...at, i, key], message: `unknown key ${shown(key)}`, code: "unrecognized_key" })
       }
       const localeIssue = scopeIssue(spec, "locale", entry, at, i)
       if (localeIssue !== undefined) issues.push(localeIssue)
@@ -152,7 +153,7 @@ export const validateAttributeValues = (
       const channel = entry.channel as string | null
       const scope = scopeKey(locale, channel)
       if (seen.has(scope)) {
-        issues.push({ path: [...at, i], message: `more than one entry for locale ${locale} and channel ${channel}`, code: "duplicate_entry" })
+        issues.push({ path: [...at, i], message: `more than one entry for locale ${locale === null ? null : shown(locale)} and channel ${channel === null ? null : shown(channel)}`, code: "duplicate_entry" })
         continue
       }
       seen.add(scope)

@@ -3,6 +3,7 @@ import { datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js
 import { isJsonValue } from "../shared/CanonicalJson.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
+import { shown } from "../shared/Preview.js"
 import type { AttributeType } from "./AttributeValues.js"
 import { isEmailAddress, isUuid } from "../shared/Fields.js"
 
@@ -227,7 +228,7 @@ const stringArray = (
 const multiselect = stringArray(() => {
   const selected = new Set<string>()
   return (s, rules, path) => {
-    if (selected.has(s)) return [{ path, message: `option ${s} is already selected`, code: "duplicate_entry" }]
+    if (selected.has(s)) return [{ path, message: `option ${shown(s)} is already selected`, code: "duplicate_entry" }]
     selected.add(s)
     return optionIssues(s, rules, path)
   }
@@ -243,7 +244,7 @@ const uuid = (what: string): ValueValidator => (value, _rules, path) =>
 /** An object with exactly `keys`; answers the issues of missing and unknown keys. */
 const shapeIssues = (value: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>, path: Path): ReadonlyArray<Issue> => [
   ...keys.filter((k) => !Object.hasOwn(value, k)).map((k) => ({ path: [...path, k], message: `${k} is required`, code: "required" })),
-  ...Object.keys(value).filter((k) => !keys.includes(k)).map((k) => ({ path: [...path, k], message: `unknown key ${k}`, code: "unrecognized_key" }))
+  ...Object.keys(value).filter((k) => !keys.includes(k)).map((k) => ({ path: [...path, k], message: `unknown key ${shown(k)}`, code: "unrecognized_key" }))
 ]
 
 const measurement: ValueValidator = (value, rules, path) => {

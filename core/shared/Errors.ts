@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { shown } from "./Preview.js"
 
 /** One reason a request was refused: where (`path` into the input) and why. */
 export const Issue = Schema.Struct({
@@ -16,9 +17,9 @@ export const addIssues = (issues: Array<Issue>, more: Iterable<Issue>): void => 
   for (const issue of more) issues.push(issue)
 }
 
-/** The issues in one line, each after its path: the message of a 422. */
+/** The issues in one line, each after its path (a long step shown by its start): the message of a 422. */
 export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
-  issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")
+  issues.map((i) => (i.path.length > 0 ? `${i.path.map((p) => shown(String(p))).join(".")}: ${i.message}` : i.message)).join("; ")
 
 /**
  * How many issues a refusal lists. A body of a hundred thousand bad values would otherwise be

@@ -1,6 +1,9 @@
 /** About how many characters of a refused value a message shows. */
 export const PREVIEW_CHARACTERS = 200
 
+/** `text`, or its first `PREVIEW_CHARACTERS` and `…` where it is longer: a key or value a message names. */
+export const shown = (text: string): string => (text.length <= PREVIEW_CHARACTERS ? text : `${text.slice(0, PREVIEW_CHARACTERS)}…`)
+
 /**
  * The start of a JSON value as text, cut at about `PREVIEW_CHARACTERS` and marked `…` where
  * cut; `undefined` where the whole value fits (or is no JSON value), to be shown as it is. Only

@@ -107,6 +107,26 @@ describe("a flood of bad values", () => {
     ])
   })
 
+  it("names a long code, key or option by its start in messages, and whole in the path", async () => {
+    const t = await host.tenant()
+    const { familyId } = await catalog(t)
+    const long = "k".repeat(5_000)
+    const r = await t.req("POST", "/v1/products", {
+      body: { familyId, name: "Long", attributes: { [long]: [], colours: [{ locale: null, channel: null, value: [long, long], [long]: 1 }] } }
+    })
+    const start = `${"k".repeat(200)}…`
+    expect([r.status, r.json.error.details.issues]).toEqual([422, [
+      { path: ["attributes", long], message: `attribute ${start} is not declared by the family`, code: "unknown_attribute" },
+      { path: ["attributes", "colours", 0, long], message: `unknown key ${start}`, code: "unrecognized_key" }
+    ]])
+    // The summary shows each path step by its start too.
+    expect(r.json.error.message).toBe(`attributes.${start}: attribute ${start} is not declared by the family; attributes.colours.0.${start}: unknown key ${start}`)
+    const twice = await t.req("POST", "/v1/products", { body: { familyId, name: "Long", attributes: { colours: [{ locale: null, channel: null, value: [long, long] }] } } })
+    expect(twice.json.error.details.issues).toEqual([
+      { path: ["attributes", "colours", 0, "value", 1], message: `option ${start} is already selected`, code: "duplicate_entry" }
+    ])
+  })
+
   it("lists every issue, without the mark, where there are 100 or fewer", async () => {
     const t = await host.tenant()
     const { familyId } = await catalog(t)
