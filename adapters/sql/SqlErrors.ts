@@ -1,4 +1,5 @@
 import type { SqlError } from "@effect/sql/SqlError"
+import { Schedule } from "effect"
 
 /**
  * True when running the whole transaction again may succeed where this run failed: Postgres
@@ -31,6 +32,13 @@ export const isLockedElsewhere = (error: SqlError): boolean => {
   const cause = error.cause as { code?: unknown } | undefined
   return typeof cause?.code === "string" && cause.code.startsWith("SQLITE_BUSY")
 }
+
+/**
+ * How a write waits for another process's SQLite lock: run again every 50 ms, for at most 5 s.
+ * SQLite refuses a transaction that read first at once, and waits for one that writes first
+ * only by sleeping in the call, which would hold the event loop.
+ */
+export const untilUnlocked = Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds"))
 
 /** True when the database refused the write for a UNIQUE constraint (SQLite or Postgres). */
 export const isUniqueViolation = (error: SqlError): boolean => {

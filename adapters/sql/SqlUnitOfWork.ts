@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, Exit, FiberRef, identity, Layer, Option, Schedule } from "effect"
+import { Cause, Effect, Exit, FiberRef, identity, Layer, Option } from "effect"
 import { appendedEvents, OutboxSignal } from "../../core/events/OutboxSignal.js"
 import { OrganizationGone, StorageUnavailable } from "../../core/shared/Errors.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { atOneInstant } from "../../core/shared/WriteInstant.js"
 import { APP_ROLE } from "./Rls.js"
-import { isLockedElsewhere, isUnreachable, isWorthRunningAgain } from "./SqlErrors.js"
+import { isLockedElsewhere, isUnreachable, isWorthRunningAgain, untilUnlocked } from "./SqlErrors.js"
 import { isUuid } from "../../core/shared/Fields.js"
 
 /**
@@ -25,11 +25,9 @@ const sqlErrorsOf = (cause: Cause.Cause<unknown>) =>
 
 const worthRunningAgain = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).some(isWorthRunningAgain)
 
-// Another process holds the SQLite file's write lock: a transaction that read first is refused
-// at once, not made to wait, so it runs again after a pause until the lock is free, for at most
-// the busy timeout, before the host answers 503.
+// Another process holds the SQLite file's write lock: the transaction runs again until the
+// lock is free (`untilUnlocked`), before the host answers 503.
 const lockedElsewhere = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).some(isLockedElsewhere)
-const untilUnlocked = Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds"))
 
 /** A run the database did not answer dies with StorageUnavailable, which the host tells apart from a fault. */
 const unreachableAsUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>

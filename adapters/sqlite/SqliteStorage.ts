@@ -6,6 +6,7 @@ import { Clock, Context, Effect, Layer, Option, Ref, Schedule, Schema } from "ef
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { camelToSnake, snakeToCamel } from "../sql/NameCase.js"
+import { isLockedElsewhere, untilUnlocked } from "../sql/SqlErrors.js"
 import * as SqlStorage from "../sql/SqlStorage.js"
 import * as SqliteReadConnection from "./SqliteReadConnection.js"
 
@@ -27,6 +28,8 @@ const opened = <A, E, R>(filename: string, client: Layer.Layer<A, E, R>) =>
     )
   )
 
+const BUSY_TIMEOUT_MILLIS = 100
+
 /** A SQLite connection set up for durability (WAL, full fsync on commit, foreign keys, a busy timeout) and large reads. */
 export const client = (filename: string) =>
   Layer.scopedDiscard(
@@ -34,7 +37,10 @@ export const client = (filename: string) =>
       const sql = yield* SqlClient.SqlClient
       yield* sql.unsafe("PRAGMA synchronous = FULL")
       yield* sql.unsafe("PRAGMA foreign_keys = ON")
-      yield* sql.unsafe("PRAGMA busy_timeout = 5000")
+      // SQLite waits for another process's write lock by sleeping in the call, which holds the
+      // event loop and every other request: it waits 100 ms here, and the unit of work waits
+      // the rest between runs of the transaction, without holding anything (see SqlUnitOfWork).
+      yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MILLIS}`)
       // Reads of a large catalog jump between index and table pages: map the file instead of
       // copying each page through a read call, keep more pages cached, and sort in memory.
       yield* sql.unsafe("PRAGMA mmap_size = 1073741824")
@@ -84,7 +90,11 @@ export const client = (filename: string) =>
  * organization for one page, until the next refresh.
  */
 const analyzeMigrated = (context: Context.Context<SqlClient.SqlClient>) =>
-  Effect.orDie(Effect.asVoid(Context.get(context, SqlClient.SqlClient).unsafe("PRAGMA optimize = 0x10002")))
+  Context.get(context, SqlClient.SqlClient).unsafe("PRAGMA optimize = 0x10002").pipe(
+    Effect.asVoid,
+    Effect.retry({ while: isLockedElsewhere, schedule: untilUnlocked }),
+    Effect.orDie
+  )
 
 /** Every storage port on a SQLite file (or `:memory:`), migrated. */
 export const layer = (filename: string) => {
