@@ -12,11 +12,17 @@ export const isWorthRunningAgain = (error: SqlError): boolean => {
   return cause?.code === "40P01" || cause?.code === "40001" || cause?.code === "23503"
 }
 
+/** True when another process kept a SQLite file's write lock (past the busy timeout, or at once when the transaction had read first). */
+export const isLockedElsewhere = (error: SqlError): boolean => {
+  const cause = error.cause as { code?: unknown } | undefined
+  return typeof cause?.code === "string" && cause.code.startsWith("SQLITE_BUSY")
+}
+
 // Postgres: a connection exception (class 08), the server shutting down or starting (57P01 to
 // 57P03), or out of connections (53300); node's socket errors; pg's own words when a
 // connection does not come in time or drops. SQLite: the file stayed locked past the busy
 // timeout, or its disk is full.
-const UNREACHABLE_CODES = new Set(["57P01", "57P02", "57P03", "53300", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "SQLITE_BUSY", "SQLITE_FULL"])
+const UNREACHABLE_CODES = new Set(["57P01", "57P02", "57P03", "53300", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "SQLITE_FULL"])
 const UNREACHABLE_MESSAGE = /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection timed out)/
 
 /** True when the database did not answer, where it may once it is back: no fault of the statement. */
@@ -24,13 +30,7 @@ export const isUnreachable = (error: SqlError): boolean => {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined
   const code = typeof cause?.code === "string" ? cause.code : ""
   const message = typeof cause?.message === "string" ? cause.message : ""
-  return UNREACHABLE_CODES.has(code) || code.startsWith("08") || UNREACHABLE_MESSAGE.test(message)
-}
-
-/** True when another process kept a SQLite file's write lock (past the busy timeout, or at once when the transaction had read first). */
-export const isLockedElsewhere = (error: SqlError): boolean => {
-  const cause = error.cause as { code?: unknown } | undefined
-  return typeof cause?.code === "string" && cause.code.startsWith("SQLITE_BUSY")
+  return UNREACHABLE_CODES.has(code) || code.startsWith("08") || UNREACHABLE_MESSAGE.test(message) || isLockedElsewhere(error)
 }
 
 /**

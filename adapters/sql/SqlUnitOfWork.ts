@@ -29,11 +29,14 @@ const worthRunningAgain = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).so
 // lock is free (`untilUnlocked`), before the host answers 503.
 const lockedElsewhere = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).some(isLockedElsewhere)
 
-/** A run the database did not answer dies with StorageUnavailable, which the host tells apart from a fault. */
+/**
+ * A run the database did not answer dies with StorageUnavailable, which the host tells apart
+ * from a fault; the database's own error is logged here, where it is known.
+ */
 const unreachableAsUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.catchAllCause(effect, (cause) =>
     sqlErrorsOf(cause).some(isUnreachable)
-      ? Effect.die(new StorageUnavailable({ message: "the database does not answer" }))
+      ? Effect.zipRight(Effect.logWarning("the database does not answer", cause), Effect.die(new StorageUnavailable({ message: "the database does not answer" })))
       : Effect.failCause(cause))
 
 export const make = Effect.gen(function*() {

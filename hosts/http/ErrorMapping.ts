@@ -217,9 +217,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
             return Effect.succeed(malformedJson)
           }
           if (d instanceof OrganizationGone) return Effect.succeed(json(401, envelope("unauthenticated", d.message)))
-          if (d instanceof StorageUnavailable) {
-            return Effect.as(Effect.logWarning("the database does not answer", cause), json(503, Schema.encodeSync(UnavailableWire)(d)))
-          }
+          if (d instanceof StorageUnavailable) return Effect.succeed(json(503, Schema.encodeSync(UnavailableWire)(d)))
           return Effect.logError("unhandled request failure", cause).pipe(
             Effect.as(json(500, envelope("internal", "internal server error")))
           )
