@@ -57,10 +57,10 @@ export const migrateWith = (record: Migrations) => Effect.gen(function*() {
     orElse: () =>
       sql`CREATE TABLE IF NOT EXISTS ${sql(TABLE)} (migration_id integer PRIMARY KEY NOT NULL, created_at datetime NOT NULL DEFAULT current_timestamp, name VARCHAR(255) NOT NULL)`
   })
-  // SQLite makes the table outside the transaction (it waits for the write lock by itself),
-  // so that the transaction's first statement is a write: it then waits for the lock instead
-  // of reading a snapshot that another process's commit would make stale.
-  if (!isPostgres) yield* createTable
+  // SQLite makes the table outside the transaction, so that the transaction's first statement
+  // is a write: it then waits for the lock instead of reading a snapshot that another
+  // process's commit would make stale.
+  const prepare = isPostgres ? Effect.void : Effect.asVoid(createTable)
   const turn = isPostgres
     ? Effect.zipRight(sql`select pg_advisory_xact_lock(hashtextextended('catalog:migrations', 0))`, createTable)
     : sql`delete from ${sql(TABLE)} where 1 = 0`
@@ -79,8 +79,8 @@ export const migrateWith = (record: Migrations) => Effect.gen(function*() {
     if ((yield* recorded) < known) return yield* new MigrationsNotRecorded({ latest, known })
     return applied
   }))
-  // A SQLite migration longer than the busy timeout: wait for it in further turns.
-  return yield* run.pipe(Effect.retry({ while: isBusy, schedule: Schedule.spaced("1 second"), times: 600 }))
+  // Another process migrating SQLite holds the lock longer than the busy timeout: wait for it in further turns.
+  return yield* Effect.zipRight(prepare, run).pipe(Effect.retry({ while: isBusy, schedule: Schedule.spaced("1 second"), times: 600 }))
 })
 
 /**

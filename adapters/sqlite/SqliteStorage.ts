@@ -87,13 +87,18 @@ export const client = (filename: string) =>
  * Statistics for the tables whose indexes have none, after the migrations: an index a
  * migration has just made would otherwise count as far more selective than the analyzed ones
  * beside it, and the planner would take it, sorting every product or event of an
- * organization for one page, until the next refresh.
+ * organization for one page, until the next refresh. Another process that keeps the file
+ * locked past the wait is writing, and made them when it migrated: this one starts without.
  */
-const analyzeMigrated = (context: Context.Context<SqlClient.SqlClient>) =>
+const analyzeMigrated = (context: Context.Context<SqlClient.SqlClient>): Effect.Effect<void> =>
   Context.get(context, SqlClient.SqlClient).unsafe("PRAGMA optimize = 0x10002").pipe(
     Effect.asVoid,
     Effect.retry({ while: isLockedElsewhere, schedule: untilUnlocked }),
-    Effect.orDie
+    Effect.catchAll((error): Effect.Effect<void> =>
+      isLockedElsewhere(error)
+        ? Effect.logWarning("statistics not refreshed after the migrations: the file stays locked by another process", error)
+        : Effect.die(error)
+    )
   )
 
 /** Every storage port on a SQLite file (or `:memory:`), migrated. */
