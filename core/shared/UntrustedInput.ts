@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { ValidationFailed } from "./Errors.js"
+import { hasEnoughIssues, ValidationFailed } from "./Errors.js"
 import { unstorableText } from "./Fields.js"
 import { validationFailedOf } from "./ParseIssues.js"
 
@@ -16,20 +16,37 @@ export interface TextIssue {
   readonly code: "invalid_character"
 }
 
-/** Issues for every string (object keys included) of a JSON value that cannot be stored. */
+/**
+ * Issues for the strings (object keys included) of a JSON value that cannot be stored, in the
+ * order of the value, up to the issues a refusal can use (`hasEnoughIssues`): a body of a
+ * million such strings costs what one of a hundred does. A path is made only for an issue.
+ */
 export const unstorableStrings = (value: unknown, path: ReadonlyArray<string | number> = []): Array<TextIssue> => {
-  if (typeof value === "string") {
-    const message = unstorableText(value)
-    return message === undefined ? [] : [{ path, message, code: "invalid_character" }]
+  const found: Array<TextIssue> = []
+  const at: Array<string | number> = [...path]
+  const visit = (v: unknown): void => {
+    if (typeof v === "string") {
+      const message = unstorableText(v)
+      if (message !== undefined) found.push({ path: [...at], message, code: "invalid_character" })
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length && !hasEnoughIssues(found); i++) {
+        at.push(i)
+        visit(v[i])
+        at.pop()
+      }
+    } else if (typeof v === "object" && v !== null) {
+      for (const k of Object.keys(v)) {
+        if (hasEnoughIssues(found)) return
+        const key = unstorableText(k)
+        at.push(k)
+        if (key === undefined) visit((v as Record<string, unknown>)[k])
+        else found.push({ path: [...at], message: `key ${key}`, code: "invalid_character" })
+        at.pop()
+      }
+    }
   }
-  if (Array.isArray(value)) return value.flatMap((v, i) => unstorableStrings(v, [...path, i]))
-  if (typeof value === "object" && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => {
-      const key = unstorableText(k)
-      return key === undefined ? unstorableStrings(v, [...path, k]) : [{ path: [...path, k], message: `key ${key}`, code: "invalid_character" as const }]
-    })
-  }
-  return []
+  visit(value)
+  return found
 }
 
 /** Whether a value nests arrays and objects deeper than `max`; walked without recursion, so any depth (or a cycle) is answered. */
