@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Cause, Deferred, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as PostgresStorage from "../adapters/postgres/PostgresStorage.js"
 import { StorageUnavailable } from "../core/shared/Errors.js"
@@ -96,5 +97,60 @@ describe.runIf(available)("postgres: a database that stops answering after start
     expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toBeInstanceOf(StorageUnavailable)
     proxy.mode("forward")
     expect(await runtime.runPromise(read.pipe(Effect.orDie))).toEqual([{ one: 1 }])
+  }, 60_000)
+})
+
+/**
+ * A statement Postgres cancels for a `lock_timeout` an operator set on the database: 503
+ * `unavailable` saying so, with nothing written, where it was a 500.
+ */
+describe.runIf(available)("postgres: a statement cancelled for its lock timeout", () => {
+  let db: TestDatabase
+  let host: TestHost
+  let t: TestTenant
+  let familyId: string
+  let owner: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+  beforeAll(async () => {
+    db = await postgresDatabase()
+    await db.query(`alter database ${new URL(db.url).pathname.slice(1)} set lock_timeout = '300ms'`)
+    host = await startTestHost({ databaseUrl: db.url })
+    t = await host.tenant()
+    familyId = (await t.req("POST", "/v1/attribute-families", { body: { code: "lamps", label: {} } })).json.id
+    owner = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(db.url), maxConnections: 1 }))
+  }, 60_000)
+  afterAll(async () => {
+    await host?.close()
+    await owner?.dispose()
+    await db?.drop()
+  })
+
+  /** Holds the products table's exclusive lock from another connection until `release` is called. */
+  const holdLock = async () => {
+    const release = await owner.runPromise(Deferred.make<void>())
+    const locked = await owner.runPromise(Deferred.make<void>())
+    const held = owner.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.withTransaction(sql`lock table products in access exclusive mode`.pipe(
+        Effect.zipRight(Deferred.succeed(locked, undefined)),
+        Effect.zipRight(Deferred.await(release))
+      ))))
+    await owner.runPromise(Deferred.await(locked))
+    return async () => {
+      await owner.runPromise(Deferred.succeed(release, undefined))
+      await held
+    }
+  }
+
+  it("answers 503 unavailable, having written nothing, and writes once the lock is free", async () => {
+    const release = await holdLock()
+    try {
+      const r = await t.req("POST", "/v1/products", { body: { familyId, name: "Refused" } })
+      expect([r.status, r.json]).toEqual([503, { error: { code: "unavailable", message: "the database did not answer in time" } }])
+    } finally {
+      await release()
+    }
+    expect((await t.req("POST", "/v1/products", { body: { familyId, name: "Written" } })).status).toBe(201)
+    const names = (await t.req("GET", "/v1/products")).json.data.map((p: { name: string }) => p.name)
+    expect(names).toEqual(["Written"])
+    expect((await t.req("GET", "/v1/audit-log?entity_type=product")).json.data.map((e: { name: string }) => e.name)).toEqual(["product.created"])
   }, 60_000)
 })

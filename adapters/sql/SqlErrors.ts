@@ -21,16 +21,29 @@ export const isLockedElsewhere = (error: SqlError): boolean => {
 // Postgres: a connection exception (class 08), the server shutting down or starting (57P01 to
 // 57P03), or out of connections (53300); node's socket errors; pg's own words when a
 // connection does not come in time or drops. SQLite: the file stayed locked past the busy
-// timeout, or its disk is full.
-const UNREACHABLE_CODES = new Set(["57P01", "57P02", "57P03", "53300", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "SQLITE_FULL"])
+// timeout.
+const UNREACHABLE_CODES = new Set(["57P01", "57P02", "57P03", "53300", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"])
 const UNREACHABLE_MESSAGE = /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection timed out)/
+// The disk is full (SQLite, Postgres 53100) or the server is out of memory (53200).
+const OUT_OF_ROOM_CODES = new Set(["SQLITE_FULL", "53100", "53200"])
+// Postgres cancelled the statement: its `statement_timeout` or `lock_timeout` ran out (57014,
+// 55P03), as an operator may set them on the role or the database.
+const TOO_SLOW_CODES = new Set(["57014", "55P03"])
 
-/** True when the database did not answer, where it may once it is back: no fault of the statement. */
-export const isUnreachable = (error: SqlError): boolean => {
+/**
+ * Why the database could not do what was asked, when it may once it is back, has room again
+ * or is less busy: no fault of the statement. `undefined` for every other error.
+ */
+export const unavailableReason = (error: SqlError): string | undefined => {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined
   const code = typeof cause?.code === "string" ? cause.code : ""
   const message = typeof cause?.message === "string" ? cause.message : ""
-  return UNREACHABLE_CODES.has(code) || code.startsWith("08") || UNREACHABLE_MESSAGE.test(message) || isLockedElsewhere(error)
+  if (UNREACHABLE_CODES.has(code) || code.startsWith("08") || UNREACHABLE_MESSAGE.test(message) || isLockedElsewhere(error)) {
+    return "the database does not answer"
+  }
+  if (OUT_OF_ROOM_CODES.has(code)) return "the database has no room left to write"
+  if (TOO_SLOW_CODES.has(code)) return "the database did not answer in time"
+  return undefined
 }
 
 /**

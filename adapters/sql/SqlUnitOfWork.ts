@@ -6,7 +6,7 @@ import { OrganizationGone, StorageUnavailable } from "../../core/shared/Errors.j
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { atOneInstant } from "../../core/shared/WriteInstant.js"
 import { APP_ROLE } from "./Rls.js"
-import { isLockedElsewhere, isUnreachable, isWorthRunningAgain, untilUnlocked } from "./SqlErrors.js"
+import { isLockedElsewhere, isWorthRunningAgain, unavailableReason, untilUnlocked } from "./SqlErrors.js"
 import { isUuid } from "../../core/shared/Fields.js"
 
 /**
@@ -30,14 +30,17 @@ const worthRunningAgain = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).so
 const lockedElsewhere = (cause: Cause.Cause<unknown>) => sqlErrorsOf(cause).some(isLockedElsewhere)
 
 /**
- * A run the database did not answer dies with StorageUnavailable, which the host tells apart
- * from a fault; the database's own error is logged here, where it is known.
+ * A run the database could not do (see `unavailableReason`) dies with StorageUnavailable,
+ * which the host tells apart from a fault; the database's own error is logged here, where it
+ * is known.
  */
 const unreachableAsUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.catchAllCause(effect, (cause) =>
-    sqlErrorsOf(cause).some(isUnreachable)
-      ? Effect.zipRight(Effect.logWarning("the database does not answer", cause), Effect.die(new StorageUnavailable({ message: "the database does not answer" })))
-      : Effect.failCause(cause))
+  Effect.catchAllCause(effect, (cause) => {
+    const reason = sqlErrorsOf(cause).map(unavailableReason).find((r) => r !== undefined)
+    return reason === undefined
+      ? Effect.failCause(cause)
+      : Effect.zipRight(Effect.logWarning(reason, cause), Effect.die(new StorageUnavailable({ message: reason })))
+  })
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -98,8 +98,9 @@ export class OrganizationGone extends Schema.TaggedError<OrganizationGone>()("Or
 }
 
 /**
- * The database does not answer: it refuses or drops connections, does not answer one in time,
- * or is shutting down. Any storage call may meet it, so the unit of work raises it as a defect;
+ * The database cannot do what was asked, through no fault of the request: it refuses or drops
+ * connections, does not answer in time, is shutting down, or has no room left to write. Any
+ * storage call may meet it, so the unit of work raises it as a defect;
  * the host answers 503, which a client may try again, where a fault is a 500.
  */
 export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()("StorageUnavailable", {

@@ -81,7 +81,7 @@ export const TooLargeWire = Schema.transform(Envelope, TooLarge, {
   encode: (e) => envelope("FST_ERR_CTP_BODY_TOO_LARGE", e.message)
 }).annotations(HttpApiSchema.annotations({ status: 413 }))
 
-/** The database does not answer: every operation may meet it. */
+/** The database cannot do what was asked (see StorageUnavailable): every operation may meet it. */
 export const UnavailableWire = Schema.transform(Envelope, StorageUnavailable, {
   strict: true,
   decode: (e) => ({ _tag: "StorageUnavailable" as const, message: e.error.message }),
