@@ -136,7 +136,7 @@ describe("embedding the catalog as a library", () => {
       const family = yield* inTenant((yield* Families).create({ code: "posters", label: { en: "Posters" } }))
       const product = yield* inTenant((yield* Products).create({ familyId: family.id, name: "Poster" }))
       const chunk = new Uint8Array(4 * 1024 * 1024)
-      const content = Stream.repeatValue(chunk).pipe(Stream.take(MAX_MEDIA_BYTES / chunk.length + 1))
+      const content = Stream.repeatValue(chunk).pipe(Stream.take(Math.ceil(MAX_MEDIA_BYTES / chunk.length) + 1))
       const error = yield* Effect.flip(inTenant((yield* MediaLibrary).upload(
         product.id,
         Stream.make({ _tag: "File" as const, key: "file", filename: "huge.bin", contentType: "application/octet-stream", content })

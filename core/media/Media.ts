@@ -1,8 +1,8 @@
 import { Schema, type Stream } from "effect"
 import { IntegerText, maxCharacters, Position, Timestamp, Uuid } from "../shared/Fields.js"
 
-/** Uploads are refused past this many bytes (the specification's 100 MB). */
-export const MAX_MEDIA_BYTES = 100 * 1024 * 1024
+/** Uploads are refused past this many bytes: the specification's 100 MB, in bytes as the SI counts them. */
+export const MAX_MEDIA_BYTES = 100_000_000
 
 /** Where the bytes of a media record are served. */
 export const mediaUrl = (id: string): string => `/v1/media/${id}/content`
