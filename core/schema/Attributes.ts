@@ -23,6 +23,8 @@ import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 import { PatternTimer, valueChecks } from "./PatternTimer.js"
 import { MediaRepository } from "../media/MediaRepository.js"
+import { compilePattern } from "./Pattern.js"
+import { shown } from "../shared/Preview.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** The organization's attributes of one entity kind, by position then code. */
@@ -63,6 +65,17 @@ const checkedDefault = (
       onRight: (value): Effect.Effect<unknown, ValidationFailed> => Effect.succeed(value)
     })
 
+/**
+ * A `pattern` the values will be checked against must compile (see `compilePattern`): one that
+ * does not would never refuse a value. The other rules are free-form, kept as sent.
+ */
+const checkRules = (validation: Readonly<Record<string, unknown>> | null | undefined) => {
+  const pattern = validation?.pattern
+  return typeof pattern === "string" && compilePattern(pattern) === undefined
+    ? Effect.fail(ValidationFailed.one(["validation", "pattern"], `is not a regular expression: ${shown(pattern)}`, "invalid_pattern"))
+    : Effect.void
+}
+
 export const makeAttributes = Effect.gen(function*() {
   const repo = yield* AttributeRepository
   const values = yield* AttributeValueStore
@@ -98,6 +111,7 @@ export const makeAttributes = Effect.gen(function*() {
 
   const create = (input: CreateAttribute) =>
     Effect.gen(function*() {
+      yield* checkRules(input.validation)
       const requirement = yield* requestedRequirement(input.requirement, input.isRequired)
       return yield* tenant((organizationId, current) =>
         Effect.gen(function*() {
@@ -140,6 +154,7 @@ export const makeAttributes = Effect.gen(function*() {
 
   const update = (id: string, input: UpdateAttribute) =>
     Effect.gen(function*() {
+      yield* checkRules(input.validation)
       const requirement = yield* requestedRequirement(input.requirement, input.isRequired)
       return yield* tenant((organizationId, current) =>
         Effect.gen(function*() {

@@ -5,6 +5,7 @@ import { isCurrencyCode } from "../shared/Currencies.js"
 import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
 import { shown } from "../shared/Preview.js"
 import type { AttributeType } from "./AttributeValues.js"
+import { compilePattern } from "./Pattern.js"
 import { isEmailAddress, isUuid } from "../shared/Fields.js"
 
 type Path = ReadonlyArray<string | number>
@@ -61,14 +62,14 @@ const listRule = (rules: Rules, key: string): ReadonlySet<string> | undefined =>
   return byKey.get(key)
 }
 
+// Compiled once per rules object, as the lists are.
+const patterns = new WeakMap<Rules, RegExp | undefined>()
 const patternRule = (rules: Rules): RegExp | undefined => {
+  if (patterns.has(rules)) return patterns.get(rules)
   const source = stringRule(rules, "pattern")
-  if (source === undefined) return undefined
-  try {
-    return new RegExp(source, "u")
-  } catch {
-    return undefined
-  }
+  const pattern = source === undefined ? undefined : compilePattern(source)
+  patterns.set(rules, pattern)
+  return pattern
 }
 
 export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)

@@ -53,4 +53,27 @@ describe("attribute patterns", () => {
     const r = await t.req("POST", "/v1/attributes", { body: { code: "evil_default", label: { en: "x" }, type: "text", validation: { pattern: "^(a+)+$" }, defaultValue: CATASTROPHIC } })
     expect([r.status, r.json.error.details.issues[0].code]).toEqual([422, "pattern_too_slow"])
   })
+
+  it("takes a pattern with escapes Unicode mode refuses, as the common dialects read it", async () => {
+    const attribute = await t.req("POST", "/v1/attributes", { body: { code: "part", label: {}, type: "text", validation: { pattern: "^[A-Z]{3}\\-\\d{4}\\@x$" } } })
+    expect((await t.req("POST", `/v1/attribute-families/${familyId}/attributes`, { body: { attributeId: attribute.json.id } })).status).toBe(201)
+    const write = (v: string) => t.req("POST", "/v1/products", { body: { familyId, name: `Part ${v}`, attributes: { part: value(v) } } })
+    const bad = await write("not a part")
+    expect([bad.status, bad.json.error.details.issues]).toEqual([422, [{
+      path: ["attributes", "part", 0, "value"],
+      message: "must match ^[A-Z]{3}\\-\\d{4}\\@x$",
+      code: "invalid_pattern"
+    }]])
+    expect((await write("ABC-1234@x")).status).toBe(201)
+  })
+
+  it("refuses a pattern that is no regular expression, on create and on update, and keeps the one stored", async () => {
+    const refused = { path: ["validation", "pattern"], message: "is not a regular expression: ([a-z]", code: "invalid_pattern" }
+    const created = await t.req("POST", "/v1/attributes", { body: { code: "broken", label: {}, type: "text", validation: { pattern: "([a-z]" } } })
+    expect([created.status, created.json.error.details.issues]).toEqual([422, [refused]])
+    const sku = (await t.req("GET", "/v1/attributes")).json.find((a: { code: string }) => a.code === "sku")
+    const updated = await t.req("PATCH", `/v1/attributes/${sku.id}`, { body: { validation: { pattern: "([a-z]" } } })
+    expect([updated.status, updated.json.error.details.issues]).toEqual([422, [refused]])
+    expect((await t.req("GET", `/v1/attributes/${sku.id}`)).json.validation).toEqual({ pattern: "^[A-Z]{3}-\\d+$" })
+  })
 })
