@@ -55,7 +55,10 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
 
     const dispatchOrganization = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
       Effect.gen(function*() {
-        const installed = yield* uow.system(connectors.list(organizationId))
+        const read = uow.system(connectors.list(organizationId))
+        // Read again after each event sent, which may have taken seconds: the next goes to the
+        // connectors installed and subscribed then, not to one deleted or unsubscribed meanwhile.
+        let installed = yield* read
         // Events nobody subscribes to are marked together: one write for the run of them,
         // not one durable commit per event.
         let unsubscribed: Array<string> = []
@@ -87,6 +90,7 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
           )
           // Another dispatcher took the organization over after our lease ran out.
           if (!stillOurs) return
+          installed = yield* read
         }
         yield* flush
       })

@@ -320,6 +320,29 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(at("/exact")).toEqual(["product_modifier.updated"])
         }))))
 
+    it.effect("sends each event to the connectors subscribed when it goes out, not when its batch was claimed", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          const connectors = yield* Connectors
+          receiver.answer("/slow", { delayMs: 1500 })
+          yield* install(tenant, receiver.url("/slow"), ["product.created"])
+          const removed = yield* install(tenant, receiver.url("/removed"), ["product.created"])
+          const unsubscribed = yield* install(tenant, receiver.url("/unsubscribed"), ["product.created"])
+          for (let i = 0; i < 3; i++) yield* write(tenant, { name: "product.created", entityType: "product", entityId: yield* crypto.uuid })
+          yield* dispatching(Effect.gen(function*() {
+            // The first event is on its way to every connector; the slow one holds it a while.
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/slow"))
+            yield* inTenant(tenant, connectors.remove(removed.id))
+            yield* inTenant(tenant, connectors.update(unsubscribed.id, { config: { events: ["brand.*"] } }))
+            yield* install(tenant, receiver.url("/installed"), ["product.created"])
+            yield* eventually(Effect.map(undispatched(organization.id), (n) => n === 0))
+          }))
+          const count = (path: string) => receiver.received.filter((r) => r.path === path).length
+          expect(["/slow", "/removed", "/unsubscribed", "/installed"].map(count)).toEqual([3, 1, 1, 2])
+        }))), 30_000)
+
     it.effect("lets a slow receiver hold up only its own organization's deliveries", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {
