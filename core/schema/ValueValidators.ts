@@ -206,8 +206,15 @@ const datetime: ValueValidator = (value, rules, path) => {
   return collect(toUtcText(value as string), issues)
 }
 
+/** A select value is a string: the string rules hold for it too, beside its options. */
+const choiceIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue> => {
+  const options = optionIssues(s, rules, path)
+  const strings = stringIssues(s, rules, path)
+  return strings.length === 0 ? options : [...options, ...strings]
+}
+
 const select: ValueValidator = (value, rules, path) =>
-  typeof value === "string" ? collect(value, optionIssues(value, rules, path)) : fail(path, "must be a string", "invalid_type")
+  typeof value === "string" ? collect(value, choiceIssues(value, rules, path)) : fail(path, "must be a string", "invalid_type")
 
 /** An array of strings, each checked by an `item` made for that array. */
 const stringArray = (
@@ -231,7 +238,7 @@ const multiselect = stringArray(() => {
   return (s, rules, path) => {
     if (selected.has(s)) return [{ path, message: `option ${shown(s)} is already selected`, code: "duplicate_entry" }]
     selected.add(s)
-    return optionIssues(s, rules, path)
+    return choiceIssues(s, rules, path)
   }
 })
 

@@ -115,6 +115,17 @@ describe("value validators", () => {
     expect(issuesOf(spec("money", { max: 100 }), { amount_cents: 101, currency: "EUR" })[0]?.path).toEqual(["v", "amount_cents"])
   })
 
+  it("honours the string rules on select and multiselect values, beside their options", () => {
+    const s = spec("select", { options: ["red", "Blue", "violet"], maxLength: 4, pattern: "^[a-z]+$" })
+    ok(s, "red")
+    expect(issuesOf(s, "Blue").map((i) => i.code)).toEqual(["invalid_pattern"])
+    expect(issuesOf(s, "violet").map((i) => i.code)).toEqual(["too_big"])
+    expect(issuesOf(s, "GREEN").map((i) => i.code)).toEqual(["invalid_option", "too_big", "invalid_pattern"])
+    const m = spec("multiselect", { minLength: 2 })
+    ok(m, ["ab", "cd"])
+    expect(issuesOf(m, ["ab", "c"]).map((i) => [i.path, i.code])).toEqual([[["v", 1], "too_small"]])
+  })
+
   it("honours options, units and currencies", () => {
     expect(issuesOf(spec("select", { options: ["red", "blue"] }), "green")[0]?.code).toBe("invalid_option")
     ok(spec("select", { options: [{ code: "red" }, { value: "blue" }] }), "blue")
