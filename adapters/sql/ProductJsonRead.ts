@@ -14,6 +14,7 @@ const FIELDS: ReadonlyArray<readonly [field: string, column: string, kind: "valu
   ["slug", "p.slug", "value"],
   ["status", "p.status", "value"],
   ["brandId", "p.brand_id", "value"],
+  ["sourceConnectorId", "p.source_connector_id", "value"],
   ["attributes", "p.attributes", "json"],
   ["tags", "p.tags", "json"],
   ["createdBy", "p.created_by", "value"],

@@ -35,6 +35,8 @@ const productFields = {
   slug: Schema.String,
   status: ProductStatus,
   brandId: Schema.NullOr(Uuid),
+  /** The connector that imported the product; null for products written over the API. */
+  sourceConnectorId: Schema.NullOr(Uuid),
   attributes: StoredAttributeValues,
   tags: Schema.Array(Schema.String),
   createdBy: Schema.NullOr(Schema.String),
@@ -75,6 +77,7 @@ export const toProduct = (r: ProductRecord): Product =>
     slug: r.slug,
     status: r.status,
     brandId: r.brandId,
+    sourceConnectorId: r.sourceConnectorId,
     attributes: r.attributes,
     tags: r.tags,
     createdBy: r.createdBy,

@@ -69,9 +69,10 @@ describe("Product", () => {
     const { t, familyId, create } = await withFamily({})
     const created = await t.req("POST", "/v1/products", { body: { familyId, name: "Plain" } })
     expect(created.status).toBe(201)
-    const fields = ["attributes", "brandId", "createdAt", "createdBy", "familyId", "id", "name", "organizationId", "slug", "status", "tags", "updatedAt", "updatedBy"]
+    // The specification's fields, and DESIGN.md's connector link.
+    const fields = ["attributes", "brandId", "createdAt", "createdBy", "familyId", "id", "name", "organizationId", "slug", "sourceConnectorId", "status", "tags", "updatedAt", "updatedBy"]
     expect(Object.keys(created.json).sort()).toEqual(fields)
-    expect(created.json).toMatchObject({ familyId, name: "Plain", status: "draft", brandId: null, attributes: {}, tags: [], organizationId: t.organization.id })
+    expect(created.json).toMatchObject({ familyId, name: "Plain", status: "draft", brandId: null, attributes: {}, tags: [], organizationId: t.organization.id, sourceConnectorId: null })
     const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
     expect([created.json.createdAt, created.json.updatedAt]).toEqual([expect.stringMatching(iso), expect.stringMatching(iso)])
     for (const by of [created.json.createdBy, created.json.updatedBy]) expect(by === null || /^[0-9a-f-]{36}$/.test(by)).toBe(true)
