@@ -108,13 +108,13 @@ describe("the HTTP webhook sender", () => {
       expect(outcome.error).toContain("timed out")
     }))
 
-  it.live("stops reading an answer larger than its bound", () =>
+  it.live("stops reading an answer larger than its bound, and takes its status as for any answer", () =>
     Effect.gen(function*() {
       receiver.answer("/big", { body: Buffer.alloc(256 * 1024, 120) })
+      receiver.answer("/big-refusal", { status: 503, body: Buffer.alloc(256 * 1024, 120) })
       const sender = HttpWebhookSender.make({ allowedPrivateAddresses: ["127.0.0.1/32"], maxResponseBytes: 1024 })
-      const outcome = yield* sender.send(request(receiver.url("/big")))
-      expect(outcome.status).toBe(200)
-      expect(outcome.error).toContain("larger than 1024 bytes")
+      expect(yield* sender.send(request(receiver.url("/big")))).toEqual({ status: 200, error: null })
+      expect(yield* sender.send(request(receiver.url("/big-refusal")))).toEqual({ status: 503, error: null })
     }))
 
   it.live("reports headers Node refuses as it writes them as the attempt's error, instead of throwing", () =>
