@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { MAX_TAGS } from "../catalog/Tags.js"
-import { DateTimeString, IntegerText, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
+import { DateTimeString, IntegerText, isUuid, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
 import { ProductStatus } from "./Product.js"
 
 /** A query boolean: `true`, `false`, `1` or `0`. */
@@ -28,12 +28,22 @@ const Repeated = <A>(item: Schema.Schema<A, string>) =>
     encode: (v) => v
   })
 
-/** `ids` also accepts comma-separated values. */
-const Ids = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Uuid), {
+/**
+ * `ids` also accepts comma-separated values. The specification types them as strings, not
+ * UUIDs: one that is no UUID names no product, as an unknown UUID does, and is dropped here.
+ */
+const Ids = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Schema.String), {
   strict: true,
   decode: (v) => (typeof v === "string" ? [v] : v).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s.length > 0),
   encode: (v) => v
-}).pipe(Schema.maxItems(500, { message: () => "at most 500 ids" }))
+}).pipe(
+  Schema.maxItems(500, { message: () => "at most 500 ids" }),
+  Schema.transform(Schema.Array(Uuid), {
+    strict: true,
+    decode: (ids) => ids.filter(isUuid).map((id) => id.toLowerCase()),
+    encode: (ids) => ids
+  })
+)
 
 /** A search of at most 200 characters: more words than that describe no product better. */
 const MAX_QUERY_LENGTH = 200
