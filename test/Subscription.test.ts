@@ -41,7 +41,8 @@ describe("event subscriptions", () => {
   it("accepts names and trailing prefix patterns only", () => {
     const valid = Schema.is(EventPattern)
     for (const ok of DEFAULT_SUBSCRIPTION) expect(valid(ok)).toBe(true)
-    for (const bad of ["", "*", "product.*.created", "product*", ".created", "Product.created", "product.", "product..created"]) {
+    for (const ok of ["connector.sync.completed", "connector.sync.*", "product_modifier.*"]) expect(valid(ok), ok).toBe(true)
+    for (const bad of ["", "*", "product", "product.*.created", "product*", ".created", "Product.created", "product.", "product..created"]) {
       expect(valid(bad), bad).toBe(false)
     }
   })

@@ -20,7 +20,9 @@ export const DEFAULT_SUBSCRIPTION: ReadonlyArray<string> = [
   "catalog.wiped"
 ]
 
-const PATTERN = /^[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?$/
+// Every event name has a dot (`product.created`, `connector.sync.completed`): a word alone
+// would match nothing.
+const PATTERN = /^[a-z0-9_]+(\.[a-z0-9_]+)*\.([a-z0-9_]+|\*)$/
 
 /** An event name (`product.created`) or a prefix pattern ending in `.*` (`product.*`). */
 export const EventPattern = Schema.String.pipe(
