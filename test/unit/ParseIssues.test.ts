@@ -11,9 +11,9 @@ const issuesOf = (query: Record<string, unknown>) => {
 
 describe("decodeIssues", () => {
   it("answers one issue per bad value: literal choices merged, the optional member dropped", () => {
-    expect(issuesOf({ status: "bogus", withTotal: "yes", ids: "x" })).toEqual([
+    expect(issuesOf({ status: "bogus", withTotal: "yes", familyId: "x" })).toEqual([
       { path: ["status"], message: 'Expected "draft" | "active" | "archived", actual "bogus"', code: "invalid_type" },
-      { path: ["ids", 0], message: "must be a UUID", code: "invalid" },
+      { path: ["familyId"], message: "must be a UUID", code: "invalid" },
       { path: ["withTotal"], message: 'Expected "true" | "false" | "1" | "0", actual "yes"', code: "invalid_type" }
     ])
     expect(issuesOf({ colour: "red", limit: "0" }).map((i) => [i.path, i.code])).toEqual([[["colour"], "unrecognized_key"], [["limit"], "invalid"]])
