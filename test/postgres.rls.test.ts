@@ -269,11 +269,11 @@ describe.runIf(available)("postgres row-level security", () => {
         expect(owned).toEqual([])
       }))
 
-    it.effect("lists every JSON and boolean column of the tenant tables for the export, and no other", () =>
+    it.effect("lists every JSON, boolean and 64-bit integer column of the tenant tables for the export, and no other", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`select table_name, column_name, data_type from information_schema.columns
-          where table_schema = current_schema() and data_type in ('jsonb', 'boolean') and ${sql.in("table_name", TENANT_TABLES)}`.pipe(
+          where table_schema = current_schema() and data_type in ('jsonb', 'boolean', 'bigint') and ${sql.in("table_name", TENANT_TABLES)}`.pipe(
           Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ tableName: Schema.String, columnName: Schema.String, dataType: Schema.String }))))
         )
         const typed = rows
@@ -281,7 +281,8 @@ describe.runIf(available)("postgres row-level security", () => {
           .map((r) => `${r.tableName}.${snakeToCamel(r.columnName)}:${r.dataType}`)
         const listed = Object.entries(EXPORT_COLUMNS).flatMap(([table, c]) => [
           ...(c.json ?? []).map((column) => `${table}.${column}:jsonb`),
-          ...(c.booleans ?? []).map((column) => `${table}.${column}:boolean`)
+          ...(c.booleans ?? []).map((column) => `${table}.${column}:boolean`),
+          ...(c.integers ?? []).map((column) => `${table}.${column}:bigint`)
         ])
         expect(typed.sort()).toEqual(listed.sort())
       }))

@@ -1,12 +1,14 @@
 /**
  * How a tenant table's rows are written to the tenant export, so that the file is the same
  * whichever database it came from: JSON columns as JSON (SQLite stores them as text), booleans
- * as booleans (SQLite stores 0 and 1), and no column that only one dialect has or that must not
+ * as booleans (SQLite stores 0 and 1), 64-bit integers as numbers (Postgres' driver reads
+ * `bigint` as text), and no column that only one dialect has or that must not
  * outlive the tenant. Columns are named as rows arrive, in camelCase.
  */
 interface ExportColumns {
   readonly json?: ReadonlyArray<string>
   readonly booleans?: ReadonlyArray<string>
+  readonly integers?: ReadonlyArray<string>
   readonly withheld?: ReadonlyArray<string>
   /** The column that gives the rows' order, when they have one. */
   readonly orderBy?: string
@@ -24,6 +26,7 @@ export const EXPORT_COLUMNS: Readonly<Record<string, ExportColumns>> = {
   attributes: { json: ["label", "validation", "defaultValue"], booleans: ["isLocalizable", "isScopable", "isVariantAxis"] },
   attribute_families: { json: ["label"] },
   connector_deliveries: { booleans: ["ok"] },
+  media: { integers: ["size"] },
   // The secret and the headers sent with deliveries (a receiver's credentials go there).
   connectors: { json: ["events"], withheld: ["secret", "extraHeaders"] },
   api_keys: { withheld: ["keyHash"] },
@@ -34,6 +37,8 @@ export const EXPORT_COLUMNS: Readonly<Record<string, ExportColumns>> = {
 
 const fromJson = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value)
 const fromBoolean = (value: unknown) => (typeof value === "number" ? value === 1 : value)
+// Sizes and counts, far below 2^53: exact as numbers.
+const fromInteger = (value: unknown) => (typeof value === "string" || typeof value === "bigint" ? Number(value) : value)
 
 /** One row of `table` as the export writes it. */
 export const exportRow = (table: string, row: Readonly<Record<string, unknown>>): Record<string, unknown> => {
@@ -47,6 +52,8 @@ export const exportRow = (table: string, row: Readonly<Record<string, unknown>>)
       ? fromJson(value)
       : columns.booleans?.includes(column)
       ? fromBoolean(value)
+      : columns.integers?.includes(column)
+      ? fromInteger(value)
       : value
   }
   return out

@@ -191,6 +191,9 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const result = yield* Effect.provideService(organizations.delete(doomed.organization.id, doomed.organization.slug), CurrentTenant, doomed.tenant)
       expect(yield* Effect.forEach(doomedFiles, stored)).toEqual([false, false])
       expect(yield* stored(result.exportKey)).toBe(true)
+      // The export keeps the rows that named the files, a size as a number on either database.
+      const exported = JSON.parse(new TextDecoder().decode((yield* blobs.get(result.exportKey)) ?? new Uint8Array()))
+      expect(exported.tables.media.map((m: { size: unknown }) => m.size)).toEqual([5, 5])
       expect(yield* stored(survivorFile)).toBe(true)
     }))
 
