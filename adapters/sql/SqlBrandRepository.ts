@@ -72,10 +72,10 @@ export const make = Effect.gen(function*() {
         Effect.catchTag("SqlError", conflict(b))
       )
     },
+    holdForDeletion: (organizationId, id) =>
+      Effect.zipRight(holdForDelete(sql, "brands", organizationId, id), holdProducts(sql, organizationId, sql`brand_id = ${id}`)),
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
-        yield* holdForDelete(sql, "brands", organizationId, id)
-        yield* holdProducts(sql, organizationId, sql`brand_id = ${id}`)
         const products = yield* sql`select count(*) as n from products where organization_id = ${organizationId} and brand_id = ${id}`.pipe(
           Effect.flatMap(decodeCount)
         )

@@ -59,10 +59,13 @@ export const make = Effect.gen(function*() {
         Effect.catchTag("SqlError", conflict(c))
       )
     },
+    holdForDeletion: (organizationId, id) =>
+      Effect.zipRight(
+        holdForDelete(sql, "categories", organizationId, id),
+        holdProducts(sql, organizationId, sql`id in (select product_id from product_categories where category_id = ${id})`)
+      ),
     delete: (organizationId, id, at) =>
       Effect.gen(function*() {
-        yield* holdForDelete(sql, "categories", organizationId, id)
-        yield* holdProducts(sql, organizationId, sql`id in (select product_id from product_categories where category_id = ${id})`)
         const products = yield* sql`select count(*) as n from product_categories
                                     where organization_id = ${organizationId} and category_id = ${id}`.pipe(Effect.flatMap(decodeCount))
         yield* sql`update products set updated_at = ${at}

@@ -12,6 +12,11 @@ export class BrandRepository extends Context.Tag("catalog/BrandRepository")<Bran
    * Deletes the brand; its products lose it and have their `updatedAt` set to `at`. Answers how
    * many products that was.
    */
+  /**
+   * Holds the brand and the products it is on until the transaction ends, waiting for the writes to them
+   * in flight: an instant read after this is later than any of theirs.
+   */
+  readonly holdForDeletion: (organizationId: string, id: string) => Effect.Effect<void>
   readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<number>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Brand>>
   /** Ordered by name. */

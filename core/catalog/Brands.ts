@@ -106,6 +106,8 @@ export const makeBrands = Effect.gen(function*() {
         const current = yield* find(organizationId, id)
         // The one signal for the products it changes too, as an attribute's deletion is: no
         // product.updated each, which a brand on every product would make a flood of.
+        // Stamped once the products are held: a batch it waited for is never stamped later.
+        yield* repo.holdForDeletion(organizationId, id)
         const products = yield* repo.delete(organizationId, id, yield* now)
         yield* emit({ name: "brand.deleted", entityType: "brand", entityId: id, payload: { slug: current.slug, removed_from: { products } } })
       })

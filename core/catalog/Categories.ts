@@ -132,6 +132,8 @@ export const makeCategories = Effect.gen(function*() {
           return yield* new Conflict({ message: `category ${id} has child categories; move or delete them first` })
         }
         // The one signal for the products it unfiles too, as for a brand's deletion.
+        // Stamped once the products are held: a batch it waited for is never stamped later.
+        yield* repo.holdForDeletion(organizationId, id)
         const products = yield* repo.delete(organizationId, id, yield* now)
         yield* emit({ name: "category.deleted", entityType: "category", entityId: id, payload: { slug: current.slug, removed_from: { products } } })
       })

@@ -12,6 +12,11 @@ export class CategoryRepository extends Context.Tag("catalog/CategoryRepository"
    * Deletes the category; the products filed under it lose that assignment and have their
    * `updatedAt` set to `at`. Answers how many products that was.
    */
+  /**
+   * Holds the category and the products filed under it until the transaction ends, waiting for the writes to them
+   * in flight: an instant read after this is later than any of theirs.
+   */
+  readonly holdForDeletion: (organizationId: string, id: string) => Effect.Effect<void>
   readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<number>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Category>>
   /** Ordered by position, then name. */

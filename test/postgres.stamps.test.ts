@@ -1,0 +1,79 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Deferred, Effect, ManagedRuntime, Redacted } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { postgresAvailable } from "./support/Postgres.js"
+import { postgresDatabase, type TestDatabase } from "./support/TestDatabase.js"
+import { startTestHost, type TestHost, type TestTenant } from "./support/TestHost.js"
+
+const available = await postgresAvailable()
+
+/**
+ * A brand's or category's deletion that waits for a write to its products (a bulk batch, say)
+ * stamps them, and its event, with an instant after that write's: a client reconciling with
+ * `updatedSince=<the newest timestamp it saw>` then finds the products it changed. It used to
+ * read the clock before it waited, so the products it committed last carried an older
+ * `updatedAt` than the write before it.
+ */
+describe.runIf(available)("postgres: a deletion that waits for a write to its products", () => {
+  let db: TestDatabase
+  let host: TestHost
+  let t: TestTenant
+  let familyId: string
+  let owner: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+  beforeAll(async () => {
+    db = await postgresDatabase()
+    host = await startTestHost({ databaseUrl: db.url })
+    t = await host.tenant()
+    familyId = (await t.req("POST", "/v1/attribute-families", { body: { code: "lamps", label: {} } })).json.id
+    owner = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(db.url), maxConnections: 1 }))
+  }, 60_000)
+  afterAll(async () => {
+    await host?.close()
+    await owner?.dispose()
+    await db?.drop()
+  })
+
+  /**
+   * Holds product `id`'s row from another connection, as a write in flight does, until the
+   * answer is called: then stamps it with the instant of that moment, commits, and answers it.
+   */
+  const holdProduct = async (id: string) => {
+    const release = await owner.runPromise(Deferred.make<void>())
+    const held = await owner.runPromise(Deferred.make<void>())
+    const done = owner.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`select id from products where id = ${id} for update`
+        yield* Deferred.succeed(held, undefined)
+        yield* Deferred.await(release)
+        const at = new Date().toISOString()
+        yield* sql`update products set updated_at = ${at} where id = ${id}`
+        return at
+      }))))
+    await owner.runPromise(Deferred.await(held))
+    return async () => {
+      await owner.runPromise(Deferred.succeed(release, undefined))
+      return done
+    }
+  }
+
+  for (const kind of ["brands", "categories"] as const) {
+    it(`stamps the products a deletion of ${kind} changes, and its event, after the write it waited for`, async () => {
+      const record = (await t.req("POST", `/v1/${kind}`, { body: { name: `Gone ${kind}` } })).json
+      const link = kind === "brands" ? { brandId: record.id } : { categoryIds: [record.id] }
+      const product = (await t.req("POST", "/v1/products", { body: { familyId, name: `Lamp ${kind}`, ...link } })).json
+      const release = await holdProduct(product.id)
+      const deletion = t.req("DELETE", `/v1/${kind}/${record.id}`)
+      // The deletion waits for the row; the write holding it is stamped only once let go.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const stampedBefore = await release()
+      expect((await deletion).status).toBe(204)
+      const after = (await t.req("GET", `/v1/products/${product.id}`)).json
+      expect(after.updatedAt >= stampedBefore).toBe(true)
+      const event = (await t.req("GET", `/v1/audit-log?entity_id=${record.id}&action=deleted`)).json.data[0]
+      expect(event.createdAt).toBe(after.updatedAt)
+      const found = (await t.req("GET", `/v1/products?updatedSince=${encodeURIComponent(stampedBefore)}`)).json.data
+      expect(found.map((p: { id: string }) => p.id)).toEqual([product.id])
+    }, 30_000)
+  }
+})
