@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
 import { BoundedArray, BoundedMap } from "../shared/Bounded.js"
 import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
@@ -46,15 +46,18 @@ const headerProblem = (name: string, value: string): string | undefined => {
 }
 
 export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
-  Schema.filter((headers) => {
+  // Every problem at once, one issue each, as the rest of a body's are listed.
+  Schema.filter((headers, _, self) => {
     const entries = Object.entries(headers)
+    const problems: Array<string> = []
     const names = new Set(entries.map(([name]) => name.toLowerCase()))
-    if (names.size < entries.length) return "header names are case-insensitive: name each header once"
+    if (names.size < entries.length) problems.push("header names are case-insensitive: name each header once")
     for (const [name, value] of entries) {
       const problem = headerProblem(name, value)
-      if (problem !== undefined) return problem
+      if (problem !== undefined) problems.push(problem)
     }
-    return true
+    // A refinement each, as a single message is: coded `invalid`, not as a value of the wrong type.
+    return problems.map((message) => new ParseResult.Refinement(self, headers, "Predicate", new ParseResult.Type(self, headers, message)))
   })
 )
 

@@ -80,6 +80,15 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(r.json.error.details.issues.map((i: { path: unknown }) => i.path)).toContainEqual(path)
   })
 
+  it("lists every problem of the extra headers at once", async () => {
+    const r = await install({ destination_url: "http://127.0.0.1:9/h", extra_headers: { "Content-Type": "x", "X-A": "1", "x-a": "2", "X-B": "\u20ac" } })
+    expect([r.status, r.json.error.details.issues]).toEqual([422, [
+      { path: ["config", "extra_headers"], message: "header names are case-insensitive: name each header once", code: "invalid" },
+      { path: ["config", "extra_headers"], message: "Content-Type is set by the service and cannot be overridden", code: "invalid" },
+      { path: ["config", "extra_headers"], message: "the value of X-B must be one line of printable ASCII of at most 4096 characters", code: "invalid" }
+    ]])
+  })
+
   it("takes a name of 1 to 255 characters, counted as code points, like every other name", async () => {
     const atLimit = await install({ destination_url: "http://127.0.0.1:9/h" }, { name: "\u{1F511}".repeat(255) })
     expect(atLimit.status).toBe(201)
