@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Cause, Deferred, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as PostgresStorage from "../adapters/postgres/PostgresStorage.js"
 import { StorageUnavailable } from "../core/shared/Errors.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { catalogOver, newTenant } from "./support/Catalog.js"
 import { postgresAvailable } from "./support/Postgres.js"
+import { type OwnerConnection, ownerConnection } from "./support/OwnerConnection.js"
 import { startTcpProxy, type TcpProxy } from "./support/TcpProxy.js"
 import { postgresDatabase, type TestDatabase } from "./support/TestDatabase.js"
 import { startTestHost, type TestHost, type TestTenant } from "./support/TestHost.js"
@@ -109,36 +109,23 @@ describe.runIf(available)("postgres: a statement cancelled for its lock timeout"
   let host: TestHost
   let t: TestTenant
   let familyId: string
-  let owner: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+  let owner: OwnerConnection
   beforeAll(async () => {
     db = await postgresDatabase()
     await db.query(`alter database ${new URL(db.url).pathname.slice(1)} set lock_timeout = '300ms'`)
     host = await startTestHost({ databaseUrl: db.url })
     t = await host.tenant()
     familyId = (await t.req("POST", "/v1/attribute-families", { body: { code: "lamps", label: {} } })).json.id
-    owner = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(db.url), maxConnections: 1 }))
+    owner = ownerConnection(db.url)
   }, 60_000)
   afterAll(async () => {
     await host?.close()
-    await owner?.dispose()
+    await owner?.close()
     await db?.drop()
   })
 
-  /** Holds the products table's exclusive lock from another connection until `release` is called. */
-  const holdLock = async () => {
-    const release = await owner.runPromise(Deferred.make<void>())
-    const locked = await owner.runPromise(Deferred.make<void>())
-    const held = owner.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql.withTransaction(sql`lock table products in access exclusive mode`.pipe(
-        Effect.zipRight(Deferred.succeed(locked, undefined)),
-        Effect.zipRight(Deferred.await(release))
-      ))))
-    await owner.runPromise(Deferred.await(locked))
-    return async () => {
-      await owner.runPromise(Deferred.succeed(release, undefined))
-      await held
-    }
-  }
+  /** Holds the products table's exclusive lock from another connection until the answer is called. */
+  const holdLock = () => owner.hold((sql) => sql`lock table products in access exclusive mode`)
 
   it("answers 503 unavailable, having written nothing, and writes once the lock is free", async () => {
     const release = await holdLock()

@@ -1,7 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Deferred, Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type OwnerConnection, ownerConnection } from "./support/OwnerConnection.js"
 import { postgresAvailable } from "./support/Postgres.js"
 import { postgresDatabase, type TestDatabase } from "./support/TestDatabase.js"
 import { startTestHost, type TestHost, type TestTenant } from "./support/TestHost.js"
@@ -20,17 +19,17 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
   let host: TestHost
   let t: TestTenant
   let familyId: string
-  let owner: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+  let owner: OwnerConnection
   beforeAll(async () => {
     db = await postgresDatabase()
     host = await startTestHost({ databaseUrl: db.url })
     t = await host.tenant()
     familyId = (await t.req("POST", "/v1/attribute-families", { body: { code: "lamps", label: {} } })).json.id
-    owner = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(db.url), maxConnections: 1 }))
+    owner = ownerConnection(db.url)
   }, 60_000)
   afterAll(async () => {
     await host?.close()
-    await owner?.dispose()
+    await owner?.close()
     await db?.drop()
   })
 
@@ -38,24 +37,14 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
    * Holds product `id`'s row from another connection, as a write in flight does, until the
    * answer is called: then stamps it with the instant of that moment, commits, and answers it.
    */
-  const holdProduct = async (id: string) => {
-    const release = await owner.runPromise(Deferred.make<void>())
-    const held = await owner.runPromise(Deferred.make<void>())
-    const done = owner.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* sql`select id from products where id = ${id} for update`
-        yield* Deferred.succeed(held, undefined)
-        yield* Deferred.await(release)
+  const holdProduct = (id: string) =>
+    owner.hold(
+      (sql) => sql`select id from products where id = ${id} for update`,
+      (sql) => {
         const at = new Date().toISOString()
-        yield* sql`update products set updated_at = ${at} where id = ${id}`
-        return at
-      }))))
-    await owner.runPromise(Deferred.await(held))
-    return async () => {
-      await owner.runPromise(Deferred.succeed(release, undefined))
-      return done
-    }
-  }
+        return Effect.as(sql`update products set updated_at = ${at} where id = ${id}`, at)
+      }
+    )
 
   for (const kind of ["brands", "categories"] as const) {
     it(`stamps the products a deletion of ${kind} changes, and its event, after the write it waited for`, async () => {
