@@ -9,14 +9,14 @@ export class BrandRepository extends Context.Tag("catalog/BrandRepository")<Bran
   /** Writes every field of `brand`; fails with Conflict when the name or the slug is taken. */
   readonly update: (brand: Brand) => Effect.Effect<void, Conflict>
   /**
-   * Deletes the brand; its products lose it and have their `updatedAt` set to `at`. Answers how
-   * many products that was.
-   */
-  /**
-   * Holds the brand and the products it is on until the transaction ends, waiting for the writes to them
-   * in flight: an instant read after this is later than any of theirs.
+   * Holds the brand and the products it is on until the transaction ends, waiting for the
+   * writes to them in flight: an instant read after this is later than any of theirs.
    */
   readonly holdForDeletion: (organizationId: string, id: string) => Effect.Effect<void>
+  /**
+   * Deletes the brand, once `holdForDeletion` holds it; its products lose it and have their
+   * `updatedAt` set to `at`. Answers how many products that was.
+   */
   readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<number>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Brand>>
   /** Ordered by name. */

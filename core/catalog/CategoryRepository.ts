@@ -9,14 +9,14 @@ export class CategoryRepository extends Context.Tag("catalog/CategoryRepository"
   /** Writes every field of `category`; fails with Conflict when the slug is taken. */
   readonly update: (category: Category) => Effect.Effect<void, Conflict>
   /**
-   * Deletes the category; the products filed under it lose that assignment and have their
-   * `updatedAt` set to `at`. Answers how many products that was.
-   */
-  /**
-   * Holds the category and the products filed under it until the transaction ends, waiting for the writes to them
-   * in flight: an instant read after this is later than any of theirs.
+   * Holds the category and the products filed under it until the transaction ends, waiting for
+   * the writes to them in flight: an instant read after this is later than any of theirs.
    */
   readonly holdForDeletion: (organizationId: string, id: string) => Effect.Effect<void>
+  /**
+   * Deletes the category, once `holdForDeletion` holds it; the products filed under it lose
+   * that assignment and have their `updatedAt` set to `at`. Answers how many products that was.
+   */
   readonly delete: (organizationId: string, id: string, at: string) => Effect.Effect<number>
   readonly findById: (organizationId: string, id: string) => Effect.Effect<Option.Option<Category>>
   /** Ordered by position, then name. */
