@@ -11,18 +11,19 @@ import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
 import { documentCredentials } from "./OpenApiSecurity.js"
-import { SERVICE_NAME, VERSION } from "./Release.js"
+import { INTERFACE_VERSION, SERVICE_NAME } from "./Release.js"
 import { ProductsApi } from "./products/Api.js"
 import { AttributeGroupsApi, AttributesApi, FamiliesApi } from "./schema/Api.js"
 import { ApiKeysApi, CallerApi, OrganizationsApi } from "./tenancy/Api.js"
 
 /**
  * The whole HTTP contract, declared once: it validates requests and generates /openapi.json,
- * which carries the deployed version, as `GET /healthz` does.
+ * which carries the version of the interface (the specification's), not the deployed one
+ * that `GET /healthz` reports.
  */
 const routes = HttpApi.make("catalog")
   .annotate(OpenApi.Title, SERVICE_NAME)
-  .annotate(OpenApi.Version, VERSION)
+  .annotate(OpenApi.Version, INTERFACE_VERSION)
   .add(HealthApi)
   .add(CallerApi)
   .add(OrganizationsApi)

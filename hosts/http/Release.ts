@@ -18,3 +18,5 @@ export const changelog: typeof Changelog.Type = { version: entries[0].version, e
 
 export const SERVICE_NAME = "catalog-service"
 export const VERSION: string = packageJson.version
+/** The version of the interface this release implements, as the specification numbers it; `VERSION` is the release's own. */
+export const INTERFACE_VERSION = "0.31.2"
