@@ -464,3 +464,56 @@ describe.runIf(await postgresAvailable())("postgres", () => {
   it.effect("migration 32 derives each event's action from its name, old events and new, and the audit log reads every filter by organization, entity type or action, with or without dates, from an index in its order (Postgres)", () =>
     migration32.pipe(Effect.provide(postgresClient)), 60_000)
 })
+
+const Queued = Schema.Array(Schema.Struct({ connectorId: Schema.String, eventId: Schema.String }))
+
+const migration33 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(32)
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  const at = (minute: number) => `2026-01-01T00:${String(minute).padStart(2, "0")}:00.000Z`
+  const [no, yes] = sql.onDialectOrElse({ pg: () => [false, true], orElse: () => [0, 1] })
+  for (const org of [1, 2]) {
+    yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${id(org)}, ${`Org ${org}`}, ${`org-${org}`}, ${at(0)}, ${at(0)})`
+  }
+  // Two connectors of the first organization, one of the second.
+  const connectors = [[10, 1, ["product.*"]], [11, 1, ["brand.created", "product.deleted"]], [12, 2, ["product.*"]]] as const
+  for (const [n, org, events] of connectors) {
+    yield* sql`insert into connectors (id, organization_id, type, name, destination_url, secret, events, extra_headers, created_at, updated_at)
+      values (${id(n)}, ${id(org)}, 'headless', 'Shop', 'https://example.com/hook', 'whsec-0123456789abcdef', ${JSON.stringify(events)}, '{}', ${at(0)}, ${at(0)})`
+  }
+  // Waiting to be sent, but for the second, already sent.
+  const events = [
+    [100, 1, "product.created", no],
+    [101, 1, "brand.created", yes],
+    [102, 1, "brand.created", no],
+    [103, 1, "product.deleted", no],
+    [104, 2, "product.updated", no],
+    [105, 1, "category.created", no]
+  ] as const
+  for (const [n, org, name, dispatched] of events) {
+    yield* sql`insert into events (id, organization_id, name, entity_type, entity_id, actor_type, actor_id, payload, created_at, dispatched)
+      values (${id(n)}, ${id(org)}, ${name}, ${name.split(".")[0]!}, ${id(3)}, 'user', ${id(4)}, '{}', ${at(n - 99)}, ${dispatched})`
+  }
+  yield* migrate
+  const queued = yield* sql`select connector_id, event_id from webhook_queue order by seq`.pipe(Effect.flatMap(Schema.decodeUnknown(Queued)))
+  // Each waiting event, in the order written, for each connector of its organization that subscribes to it.
+  expect(queued.map((q) => [q.eventId, q.connectorId])).toEqual([
+    [id(100), id(10)],
+    [id(102), id(11)],
+    [id(103), id(10)],
+    [id(103), id(11)],
+    [id(104), id(12)]
+  ])
+  const columns = yield* sql`select * from events where id = ${id(100)}`
+  expect(Object.keys(columns[0] ?? {})).not.toContain("dispatched")
+  expect(Object.keys(columns[0] ?? {})).not.toContain("claimedBy")
+})
+
+it.effect("migration 33 queues each event still to send for every connector subscribed to it, in the order written (SQLite)", () =>
+  migration33.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 33 queues each event still to send for every connector subscribed to it, in the order written (Postgres)", () =>
+    migration33.pipe(Effect.provide(postgresClient)), 60_000)
+})

@@ -327,6 +327,8 @@ describe.runIf(available)("postgres row-level security", () => {
       config: { destination_url: "http://127.0.0.1:9/hook", secret: "whsec-0123456789abcdef0123456789abcdef", extra_headers: {} }
     }))
     yield* as(connectors.sendTest(connector.id))
+    // Written after the install, and with no dispatcher running, it waits in the connector's queue.
+    yield* as(Effect.flatMap(Brands, (b) => b.create({ name: "Umbra" })))
     yield* as(Effect.flatMap(ApiKeys, (k) => k.create({ name: "ci" })))
     const users = yield* UserRepository
     const uow = yield* UnitOfWork

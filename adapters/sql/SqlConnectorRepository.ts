@@ -73,6 +73,7 @@ export const make = Effect.gen(function*() {
     },
     delete: (organizationId, id) =>
       sql`delete from connectors where organization_id = ${organizationId} and id = ${id} returning id`.pipe(
+        Effect.tap((rows) => rows.length > 0 ? sql`delete from webhook_queue where connector_id = ${id}` : Effect.void),
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),

@@ -1,94 +1,99 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
-import { Outbox } from "../../core/events/Outbox.js"
+import { Outbox, type QueuedDelivery } from "../../core/events/Outbox.js"
 import { IntColumn } from "./Columns.js"
-import { EventRow, toCatalogEvent } from "./EventRow.js"
+import { decodeEventRows, toCatalogEvent } from "./EventRow.js"
 
-const ClaimedRow = Schema.Struct({ ...EventRow.fields, seq: IntColumn })
-const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
+const decodeClaimed = Schema.decodeUnknown(Schema.Array(Schema.Struct({ seq: IntColumn, connectorId: Schema.String, eventId: Schema.String })))
 
-/** Serializes claims across processes on Postgres, so no two see the same organization as free. */
+/** Serializes claims across processes on Postgres, so no two see the same connector as free. */
 const CLAIM_LOCK = 6_300_300_001
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const no = sql.literal(sql.onDialectOrElse({ pg: () => "false", orElse: () => "0" }))
-  // Above every seq: an organization with fewer pending events than the limit offers them all.
+  // Above every seq: a connector with fewer queued deliveries than the limit offers them all.
   const noLastSeq = sql.literal(String(Number.MAX_SAFE_INTEGER))
-  const yes = sql.literal(sql.onDialectOrElse({ pg: () => "true", orElse: () => "1" }))
   // SQLite: the claim is one statement, and statements of one database never interleave.
   const serialize = sql.onDialectOrElse({
     pg: () => Effect.asVoid(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`),
     orElse: () => Effect.void
   })
 
+  /** The claimed deliveries with their events, oldest first. */
+  const withEvents = (claimed: ReadonlyArray<{ readonly seq: number; readonly connectorId: string; readonly eventId: string }>) =>
+    Effect.gen(function*() {
+      if (claimed.length === 0) return []
+      const ids = [...new Set(claimed.map((c) => c.eventId))]
+      const events = new Map(
+        (yield* Effect.flatMap(sql`select * from events where ${sql.in("id", ids)}`, decodeEventRows)).map((row) => [row.id, toCatalogEvent(row)])
+      )
+      const deliveries: Array<QueuedDelivery> = []
+      for (const { connectorId, eventId } of [...claimed].sort((a, b) => a.seq - b.seq)) {
+        const event = events.get(eventId)
+        if (event !== undefined) deliveries.push({ connectorId, event })
+      }
+      return deliveries
+    })
+
   return Outbox.of({
-    // Walks the organizations that have pending events (one index step each), keeps those
-    // without a live claim, and reads at most `limit` events of each: the oldest `limit` of
-    // them all are claimed. A backlog of one organization is never scanned event by event.
-    // `+e.seq` keeps SQLite from walking the whole outbox in seq order to spare sorting a few rows.
+    // Walks the connectors that have queued deliveries (one index step each), keeps those
+    // without a live claim, and reads at most `limit` deliveries of each: the oldest `limit` of
+    // them all are claimed. A backlog of one connector is never scanned delivery by delivery.
+    // `+q.seq` keeps SQLite from walking the whole queue in seq order to spare sorting a few rows.
     claim: (holder, now, until, limit) =>
       serialize.pipe(
         Effect.zipRight(sql`
-          update events set claimed_by = ${holder}, claimed_until = ${until}
+          update webhook_queue set claimed_by = ${holder}, claimed_until = ${until}
           where seq in (
-            with recursive pending_orgs(id) as (
-              select (select organization_id from events where dispatched = ${no} order by organization_id limit 1)
+            with recursive queued(id) as (
+              select (select connector_id from webhook_queue order by connector_id limit 1)
               union all
               select (
-                select e.organization_id from events e
-                where e.dispatched = ${no} and e.organization_id > pending_orgs.id
-                order by e.organization_id limit 1
+                select q.connector_id from webhook_queue q
+                where q.connector_id > queued.id
+                order by q.connector_id limit 1
               )
-              from pending_orgs where pending_orgs.id is not null
+              from queued where queued.id is not null
             ),
-            free_orgs(id, last_seq) as (
-              select p.id, (
-                select e.seq from events e
-                where e.organization_id = p.id and e.dispatched = ${no}
-                order by e.seq limit 1 offset ${Math.max(0, limit - 1)}
+            free(id, last_seq) as (
+              select c.id, (
+                select q.seq from webhook_queue q
+                where q.connector_id = c.id
+                order by q.seq limit 1 offset ${Math.max(0, limit - 1)}
               )
-              from pending_orgs p
-              where p.id is not null
-                and not exists (
-                  select 1 from events o
-                  where o.organization_id = p.id and o.dispatched = ${no} and o.claimed_until >= ${now}
-                )
+              from queued c
+              where c.id is not null
+                and not exists (select 1 from webhook_queue o where o.connector_id = c.id and o.claimed_until >= ${now})
             )
-            select e.seq from free_orgs f
-            cross join events e
-            where e.organization_id = f.id and e.dispatched = ${no} and e.seq <= coalesce(f.last_seq, ${noLastSeq})
-            order by +e.seq
+            select q.seq from free f
+            cross join webhook_queue q
+            where q.connector_id = f.id and q.seq <= coalesce(f.last_seq, ${noLastSeq})
+            order by +q.seq
             limit ${limit}
           )
-          returning *`),
+          returning seq, connector_id, event_id`),
         Effect.flatMap(decodeClaimed),
-        Effect.orDie,
-        Effect.map((rows) => [...rows].sort((a, b) => a.seq - b.seq).map(toCatalogEvent))
+        Effect.flatMap(withEvents),
+        Effect.orDie
       ),
-    complete: (holder, eventIds) =>
+    complete: (holder, connectorId, eventIds) =>
       eventIds.length === 0
         ? Effect.succeed(true)
-        : sql`update events set dispatched = ${yes}, claimed_by = null, claimed_until = null
-              where ${sql.in("id", eventIds)} and claimed_by = ${holder} returning id`.pipe(
+        : sql`delete from webhook_queue
+              where connector_id = ${connectorId} and ${sql.in("event_id", eventIds)} and claimed_by = ${holder} returning seq`.pipe(
           Effect.map((rows) => rows.length === eventIds.length),
           Effect.orDie
         ),
     renew: (holder, until) =>
-      sql`update events set claimed_until = ${until} where claimed_by = ${holder} and dispatched = ${no}`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      ),
+      sql`update webhook_queue set claimed_until = ${until} where claimed_by = ${holder}`.pipe(Effect.asVoid, Effect.orDie),
     release: (holder) =>
-      sql`update events set claimed_by = null, claimed_until = null where claimed_by = ${holder} and dispatched = ${no}`.pipe(
+      sql`update webhook_queue set claimed_by = null, claimed_until = null where claimed_by = ${holder}`.pipe(
         Effect.asVoid,
         Effect.orDie
       ),
-    giveBack: (holder, eventIds) =>
-      eventIds.length === 0
-        ? Effect.void
-        : sql`update events set claimed_by = null, claimed_until = null
-              where ${sql.in("id", eventIds)} and claimed_by = ${holder} and dispatched = ${no}`.pipe(Effect.asVoid, Effect.orDie)
+    giveBack: (holder, connectorId) =>
+      sql`update webhook_queue set claimed_by = null, claimed_until = null
+          where connector_id = ${connectorId} and claimed_by = ${holder}`.pipe(Effect.asVoid, Effect.orDie)
   })
 })
 

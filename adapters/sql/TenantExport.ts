@@ -30,9 +30,11 @@ export const EXPORT_COLUMNS: Readonly<Record<string, ExportColumns>> = {
   // The secret and the headers sent with deliveries (a receiver's credentials go there).
   connectors: { json: ["events"], withheld: ["secret", "extraHeaders"] },
   api_keys: { withheld: ["keyHash"] },
-  // In the order they were recorded; the outbox's dispatch bookkeeping belongs to this database,
-  // and the action is the name's last part, kept apart for the audit log's index.
-  events: { json: ["payload"], withheld: ["seq", "xact", "dispatched", "claimedBy", "claimedUntil", "action"], orderBy: "seq" }
+  // In the order they were recorded; the action is the name's last part, kept apart for the
+  // audit log's index.
+  events: { json: ["payload"], withheld: ["seq", "xact", "action"], orderBy: "seq" },
+  // The deliveries still to make, in order; their claims belong to this database's dispatchers.
+  webhook_queue: { withheld: ["seq", "claimedBy", "claimedUntil"], orderBy: "seq" }
 }
 
 const fromJson = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value)

@@ -19,6 +19,7 @@ export const TENANT_TABLES: ReadonlyArray<string> = [
   "attribute_families",
   "attributes",
   "attribute_groups",
+  "webhook_queue",
   "connector_deliveries",
   "connectors",
   "api_keys",

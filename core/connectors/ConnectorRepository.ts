@@ -12,7 +12,7 @@ export class ConnectorRepository extends Context.Tag("catalog/ConnectorRepositor
     id: string,
     changes: { readonly name?: string; readonly events?: ReadonlyArray<string>; readonly updatedAt: string }
   ) => Effect.Effect<Option.Option<ConnectorRecord>>
-  /** Deletes the connector and its delivery log; false when there was none. */
+  /** Deletes the connector, its delivery log and its queued deliveries; false when there was none. */
   readonly delete: (organizationId: string, id: string) => Effect.Effect<boolean>
   /**
    * Logs an attempt and drops all but the connector's most recent `keep`. Does nothing when

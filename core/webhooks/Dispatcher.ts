@@ -1,8 +1,7 @@
-import { Array as Arr, Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { Array as Arr, Cause, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { DELIVERY_LOG_SIZE } from "../connectors/Connector.js"
 import { ConnectorRepository } from "../connectors/ConnectorRepository.js"
-import type { CatalogEvent } from "../events/Event.js"
-import { Outbox } from "../events/Outbox.js"
+import { Outbox, type QueuedDelivery } from "../events/Outbox.js"
 import { OutboxSignal } from "../events/OutboxSignal.js"
 import { subscribed } from "../events/Subscription.js"
 import { Crypto } from "../shared/Crypto.js"
@@ -18,7 +17,7 @@ export interface DispatcherOptions {
   /** How long a claim holds before another dispatcher may take the events over. */
   readonly lease?: Duration.DurationInput
   readonly batchSize?: number
-  /** Organizations served at once; each organization's events go out one after the other. */
+  /** Connectors served at once; each connector's events go out one after the other. */
   readonly concurrency?: number
   /** The longest wait between attempts while events cannot be claimed (the first is `pollInterval`); 30 s by default. */
   readonly maxRetryWait?: Duration.DurationInput
@@ -26,7 +25,7 @@ export interface DispatcherOptions {
 
 /**
  * Delivers committed events to the connectors that subscribe to them, oldest first per
- * organization, each event once per connector. Runs until interrupted; an event being
+ * connector, each event once per connector. Runs until interrupted; an event being
  * delivered when that happens is finished first, and unfinished claims are given back.
  */
 export const runDispatcher = (options: DispatcherOptions = {}) =>
@@ -48,55 +47,58 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
       until: toTimestamp(now + leaseMillis)
     }))
 
-    const sendAll = (event: CatalogEvent, targets: ReadonlyArray<Parameters<typeof deliver>[0]>) =>
-      Effect.forEach(targets, (connector) => Effect.map(deliver(connector, event), (attempt) => ({ connector, attempt })), {
-        concurrency: "unbounded"
-      }).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(WebhookSender, sender))
-
-    const dispatchOrganization = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
+    const dispatchConnector = (connectorId: string, queued: ReadonlyArray<QueuedDelivery>) =>
       Effect.gen(function*() {
-        const read = uow.system(connectors.list(organizationId))
-        // Read again after each event sent, which may have taken seconds: the next goes to the
-        // connectors installed and subscribed then, not to one deleted or unsubscribed meanwhile.
+        const organizationId = queued[0]?.event.organizationId
+        if (organizationId === undefined) return
+        const read = uow.system(connectors.findById(organizationId, connectorId))
+        // Read again after each event sent, which may have taken seconds: the next goes only
+        // to a connector still installed and subscribed to it.
         let installed = yield* read
-        // Events nobody subscribes to are marked together: one write for the run of them,
-        // not one durable commit per event.
-        let unsubscribed: Array<string> = []
+        // Events it no longer subscribes to are taken off together: one write for the run of
+        // them, not one durable commit per event.
+        let skipped: Array<string> = []
         const flush = Effect.suspend(() => {
-          const ids = unsubscribed
-          unsubscribed = []
-          return ids.length === 0 ? Effect.succeed(true) : uow.system(outbox.complete(holder, ids))
+          const ids = skipped
+          skipped = []
+          return ids.length === 0 ? Effect.succeed(true) : uow.system(outbox.complete(holder, connectorId, ids))
         })
-        for (const event of events) {
-          const targets = installed.filter((c) => subscribed(c.events, event.name))
-          if (targets.length === 0) {
-            unsubscribed.push(event.id)
+        for (const [i, { event }] of queued.entries()) {
+          // Deleted: its queue went with it, but for what a write that read it before then queued after.
+          if (Option.isNone(installed)) {
+            skipped.push(...queued.slice(i).map((q) => q.event.id))
+            break
+          }
+          const connector = installed.value
+          if (!subscribed(connector.events, event.name)) {
+            skipped.push(event.id)
             continue
           }
           if (!(yield* flush)) return
-          // Once sent, an event is logged and marked before anything may stop us.
+          // Once sent, an event is logged and taken off the queue before anything may stop us.
           const stillOurs = yield* Effect.uninterruptible(
             Effect.gen(function*() {
-              const attempts = yield* sendAll(event, targets)
+              const attempt = yield* deliver(connector, event).pipe(
+                Effect.provideService(Crypto, crypto),
+                Effect.provideService(WebhookSender, sender)
+              )
               return yield* uow.system(
-                Effect.gen(function*() {
-                  for (const { attempt, connector } of attempts) {
-                    yield* connectors.recordDelivery(organizationId, connector.id, attempt, DELIVERY_LOG_SIZE)
-                  }
-                  return yield* outbox.complete(holder, [event.id])
-                })
+                Effect.zipRight(
+                  connectors.recordDelivery(organizationId, connectorId, attempt, DELIVERY_LOG_SIZE),
+                  outbox.complete(holder, connectorId, [event.id])
+                )
               )
             })
           )
-          // Another dispatcher took the organization over after our lease ran out.
+          // Another dispatcher took the connector over after our lease ran out.
           if (!stillOurs) return
           installed = yield* read
         }
         yield* flush
       })
 
-    // Claims are renewed well before they run out, so no other dispatcher takes over an
-    // organization this live process is still serving.
+    // Claims are renewed well before they run out, so no other dispatcher takes over a
+    // connector this live process is still serving.
     const renewEvery = Duration.millis(leaseMillis / 3)
     const renewing = yield* makeFailureStreak("renewing webhook event claims", renewEvery, renewEvery)
     const heartbeat = Effect.sleep(renewEvery).pipe(
@@ -111,38 +113,38 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
       options.maxRetryWait ?? Duration.seconds(30)
     )
 
-    // Each claimed organization is served on a fiber of its own, so a slow receiver holds up
-    // only its organization: the next claim does not wait for it, and skips it while its claim
+    // Each claimed connector is served on a fiber of its own, so a slow receiver holds up only
+    // its own deliveries: the next claim does not wait for it, and skips it while its claim
     // lives. A claim is made only when a fiber is free, and a fiber that finishes wakes the loop.
     return yield* Effect.gen(function*() {
       const fibers = yield* Effect.makeSemaphore(concurrency)
       yield* Effect.forkScoped(heartbeat)
-      // An organization that failed is given back after a pause: the heartbeat would otherwise
+      // A connector that failed is given back after a pause: the heartbeat would otherwise
       // keep its claims alive for as long as this process runs.
-      const giveBack = (events: ReadonlyArray<CatalogEvent>) =>
+      const giveBack = (connectorId: string) =>
         Effect.sleep(pollInterval).pipe(
-          Effect.zipRight(uow.system(outbox.giveBack(holder, events.map((e) => e.id)))),
+          Effect.zipRight(uow.system(outbox.giveBack(holder, connectorId))),
           Effect.catchAllDefect(Effect.fail),
           Effect.retry(Schedule.spaced(pollInterval).pipe(Schedule.intersect(Schedule.recurs(5)))),
           Effect.ignoreLogged
         )
-      const serve = (organizationId: string, events: ReadonlyArray<CatalogEvent>) =>
-        fibers.withPermits(1)(dispatchOrganization(organizationId, events)).pipe(
+      const serve = (connectorId: string, queued: ReadonlyArray<QueuedDelivery>) =>
+        fibers.withPermits(1)(dispatchConnector(connectorId, queued)).pipe(
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.failCause(cause)
-              : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(giveBack(events)))
+              : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(giveBack(connectorId)))
           ),
           Effect.ensuring(signal.wake)
         )
       const claimed = fibers.withPermits(1)(Effect.flatMap(leaseUntil, ({ now, until }) => uow.system(outbox.claim(holder, now, until, batchSize))))
       // While claims fail (the database is down), the wait between attempts doubles.
       const step = Effect.gen(function*() {
-        const events = yield* claimed
+        const queued = yield* claimed
         yield* claiming.succeeded
-        if (events.length === 0) return yield* signal.sleep(pollInterval)
-        for (const [id, ofOrganization] of Object.entries(Arr.groupBy(events, (e) => e.organizationId))) {
-          yield* Effect.forkScoped(serve(id, ofOrganization))
+        if (queued.length === 0) return yield* signal.sleep(pollInterval)
+        for (const [id, ofConnector] of Object.entries(Arr.groupBy(queued, (q) => q.connectorId))) {
+          yield* Effect.forkScoped(serve(id, ofConnector))
         }
       }).pipe(
         Effect.catchAllCause((cause) =>

@@ -10,7 +10,7 @@ import { Connectors } from "../../core/connectors/Connectors.js"
 import { AuditLog } from "../../core/events/AuditLog.js"
 import type { NewEvent } from "../../core/events/Event.js"
 import { emit, EventLog } from "../../core/events/EventLog.js"
-import { Outbox } from "../../core/events/Outbox.js"
+import { Outbox, type QueuedDelivery } from "../../core/events/Outbox.js"
 import { DEFAULT_SUBSCRIPTION } from "../../core/events/Subscription.js"
 import { Crypto } from "../../core/shared/Crypto.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
@@ -43,13 +43,13 @@ const dispatching = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const withReceiver = <A, E, R>(f: (receiver: Receiver) => Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(Effect.promise(startReceiver), f, (r) => Effect.promise(r.close))
 
-const undispatched = (organizationId: string) =>
+/** How many deliveries wait in the organization's connectors' queues. */
+const queued = (organizationId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const uow = yield* UnitOfWork
-    const no = sql.literal(sql.onDialectOrElse({ pg: () => "false", orElse: () => "0" }))
     const rows = yield* uow.system(
-      sql`select CAST(count(*) AS INTEGER) as n from events where organization_id = ${organizationId} and dispatched = ${no}`
+      sql`select CAST(count(*) AS INTEGER) as n from webhook_queue where organization_id = ${organizationId}`
     )
     return (yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))(rows))[0]?.n ?? -1
   }).pipe(Effect.orDie)
@@ -305,7 +305,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(receiver.received.filter((r) => r.headers["x-service-event"] === "product.created")).toHaveLength(1)
         }))))
 
-    it.effect("delivers only what a connector subscribes to, in order, and marks every event dispatched", () =>
+    it.effect("delivers only what a connector subscribes to, in order, and empties its queue", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {
           const { organization, tenant } = yield* newTenant
@@ -314,33 +314,72 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           yield* install(tenant, receiver.url("/exact"), ["product_modifier.updated"])
           const names = ["product.created", "product_modifier.updated", "product.updated", "api_key.created", "product_relationship.created", "product.deleted"]
           for (const name of names) yield* write(tenant, { name, entityType: name.split(".")[0] ?? "", entityId: yield* crypto.uuid })
-          yield* dispatching(eventually(Effect.map(undispatched(organization.id), (n) => n === 0)))
+          yield* dispatching(eventually(Effect.map(queued(organization.id), (n) => n === 0)))
           const at = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => r.headers["x-service-event"])
           expect(at("/products")).toEqual(["product.created", "product.updated", "product.deleted"])
           expect(at("/exact")).toEqual(["product_modifier.updated"])
         }))))
 
-    it.effect("sends each event to the connectors subscribed when it goes out, not when its batch was claimed", () =>
+    it.effect("sends each event to the connectors subscribed when it was written that are still subscribed when it goes out", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {
           const { organization, tenant } = yield* newTenant
           const crypto = yield* Crypto
           const connectors = yield* Connectors
-          receiver.answer("/slow", { delayMs: 1500 })
+          const paths = ["/slow", "/removed", "/unsubscribed"]
+          for (const path of paths) receiver.answer(path, { delayMs: 1500 })
           yield* install(tenant, receiver.url("/slow"), ["product.created"])
           const removed = yield* install(tenant, receiver.url("/removed"), ["product.created"])
           const unsubscribed = yield* install(tenant, receiver.url("/unsubscribed"), ["product.created"])
-          for (let i = 0; i < 3; i++) yield* write(tenant, { name: "product.created", entityType: "product", entityId: yield* crypto.uuid })
+          const created = Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "product.created", entityType: "product", entityId }))
+          for (let i = 0; i < 3; i++) yield* created
           yield* dispatching(Effect.gen(function*() {
-            // The first event is on its way to every connector; the slow one holds it a while.
-            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/slow"))
+            // The first event is on its way to every connector, each receiver holding it a while.
+            for (const path of paths) yield* Effect.promise(() => receiver.waitFor((r) => r.path === path))
             yield* inTenant(tenant, connectors.remove(removed.id))
             yield* inTenant(tenant, connectors.update(unsubscribed.id, { config: { events: ["brand.*"] } }))
             yield* install(tenant, receiver.url("/installed"), ["product.created"])
-            yield* eventually(Effect.map(undispatched(organization.id), (n) => n === 0))
+            yield* eventually(Effect.map(queued(organization.id), (n) => n === 0))
+            const count = (path: string) => receiver.received.filter((r) => r.path === path).length
+            // Written before it was installed, the three events never go to the new connector.
+            expect([...paths, "/installed"].map(count)).toEqual([3, 1, 1, 0])
+            yield* created
+            yield* eventually(Effect.map(queued(organization.id), (n) => n === 0))
+            expect([...paths, "/installed"].map(count)).toEqual([4, 1, 1, 1])
           }))
+        }))), 30_000)
+
+    it.effect("drops the deliveries queued for a connector deleted before they were claimed", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          const sql = yield* SqlClient.SqlClient
+          const gone = yield* install(tenant, receiver.url("/gone"), ["brand.*"])
+          for (let i = 0; i < 2; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          // As a write that read the connector before its deletion committed leaves its queue.
+          yield* (yield* UnitOfWork).system(sql`delete from connectors where id = ${gone.id}`).pipe(Effect.orDie)
+          expect(yield* queued(organization.id)).toBe(2)
+          yield* dispatching(eventually(Effect.map(queued(organization.id), (n) => n === 0)))
+          expect(receiver.received.filter((r) => r.path === "/gone")).toEqual([])
+        }))))
+
+    it.effect("lets a slow receiver hold up no other connector of its organization", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          receiver.answer("/slow", { delayMs: 2000 })
+          yield* install(tenant, receiver.url("/slow"), ["brand.*"])
+          yield* install(tenant, receiver.url("/fast"), ["brand.*"])
+          for (let i = 0; i < 3; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
           const count = (path: string) => receiver.received.filter((r) => r.path === path).length
-          expect(["/slow", "/removed", "/unsubscribed", "/installed"].map(count)).toEqual([3, 1, 1, 2])
+          const slowWhenFastDone = yield* dispatching(Effect.gen(function*() {
+            yield* eventually(Effect.sync(() => count("/fast") === 3))
+            return count("/slow")
+          }))
+          expect(slowWhenFastDone).toBeLessThan(3)
+          expect(yield* queued(organization.id)).toBeGreaterThan(0)
         }))), 30_000)
 
     it.effect("lets a slow receiver hold up only its own organization's deliveries", () =>
@@ -357,7 +396,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
             yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/slow"))
             yield* write(fast.tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
             yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/fast"))
-            return yield* undispatched(slow.organization.id)
+            return yield* queued(slow.organization.id)
           }))
           // The other organization's event went out while the slow one's were still queued.
           expect(pendingOfSlow).toBeGreaterThan(0)
@@ -375,7 +414,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
           yield* dispatching(
             Effect.zipRight(
-              eventually(Effect.map(undispatched(organization.id), (n) => n === 0)),
+              eventually(Effect.map(queued(organization.id), (n) => n === 0)),
               Effect.sleep("300 millis")
             )
           )
@@ -410,9 +449,9 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
             pg: () =>
               Effect.zipRight(
                 sql.unsafe(`CREATE FUNCTION refuse_claims() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'claims refused'; END $$`),
-                sql.unsafe(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION refuse_claims()`)
+                sql.unsafe(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON webhook_queue FOR EACH ROW EXECUTE FUNCTION refuse_claims()`)
               ),
-            orElse: () => sql.unsafe(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'claims refused'); END`)
+            orElse: () => sql.unsafe(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON webhook_queue BEGIN SELECT RAISE(ABORT, 'claims refused'); END`)
           }).pipe(Effect.orDie)
           yield* Effect.forkScoped(runDispatcher({ pollInterval: "1 second", maxRetryWait: "8 seconds" })).pipe(
             Effect.provide(Logger.replace(Logger.defaultLogger, capture))
@@ -435,7 +474,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(receiver.received.filter((r) => r.path === "/hook")).toEqual([])
 
           yield* sql.onDialectOrElse({
-            pg: () => Effect.zipRight(sql.unsafe(`DROP TRIGGER refuse_claims ON events`), sql.unsafe(`DROP FUNCTION refuse_claims()`)),
+            pg: () => Effect.zipRight(sql.unsafe(`DROP TRIGGER refuse_claims ON webhook_queue`), sql.unsafe(`DROP FUNCTION refuse_claims()`)),
             orElse: () => sql.unsafe(`DROP TRIGGER refuse_claims`)
           }).pipe(Effect.orDie)
           for (let i = 0; i < 20 && !receiver.received.some((r) => r.path === "/hook"); i++) yield* tick
@@ -443,7 +482,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(logs.filter((l) => l.text.startsWith("claiming webhook events works again")).map((l) => l.level)).toEqual([LogLevel.Info])
         }).pipe(Effect.scoped)))
 
-    it.effect("deleting an organization leaves no connectors or deliveries, and its tombstone is marked dispatched", () =>
+    it.effect("deleting an organization leaves no connectors, deliveries or queued deliveries, and queues its tombstone for no one", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {
           const { organization, tenant } = yield* newTenant
@@ -459,7 +498,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
                      + (select CAST(count(*) AS INTEGER) from connector_deliveries where organization_id = ${organization.id}) as n`
           ).pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))), Effect.orDie)
           expect(left[0]?.n).toBe(0)
-          yield* dispatching(eventually(Effect.map(undispatched(organization.id), (n) => n === 0)))
+          yield* dispatching(eventually(Effect.map(queued(organization.id), (n) => n === 0)))
           expect(receiver.received.filter((r) => r.path === "/doomed").map((r) => r.headers["x-service-event"])).toEqual(["webhook.test"])
         }))))
 
@@ -469,27 +508,28 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const crypto = yield* Crypto
         const brand = () => Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "brand.created", entityType: "brand", entityId }))
         yield* brand()
-        expect(yield* undispatched(organization.id)).toBe(0)
+        expect(yield* queued(organization.id)).toBe(0)
         yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
         yield* brand()
         yield* write(tenant, { name: "product.created", entityType: "product", entityId: yield* crypto.uuid })
-        expect(yield* undispatched(organization.id)).toBe(1)
+        expect(yield* queued(organization.id)).toBe(1)
       }))
 
     it.effect("stops when its scope closes, holding no claims", () =>
       TestServices.provideLive(Effect.gen(function*() {
         const { organization, tenant } = yield* newTenant
         const crypto = yield* Crypto
+        yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
         yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
         const fiber = yield* Effect.scoped(Effect.gen(function*() {
           const running = yield* Effect.forkScoped(runDispatcher({ pollInterval: "20 millis" }))
-          yield* eventually(Effect.map(undispatched(organization.id), (n) => n === 0))
+          yield* eventually(Effect.map(queued(organization.id), (n) => n === 0))
           return running
         }))
         const exit = yield* Fiber.await(fiber)
         expect(Exit.isInterrupted(exit)).toBe(true)
         const sql = yield* SqlClient.SqlClient
-        const held = yield* (yield* UnitOfWork).system(sql`select id from events where claimed_by is not null`).pipe(Effect.orDie)
+        const held = yield* (yield* UnitOfWork).system(sql`select seq from webhook_queue where claimed_by is not null`).pipe(Effect.orDie)
         expect(held).toEqual([])
       })))
 
@@ -499,19 +539,19 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const outbox = yield* Outbox
         const uow = yield* UnitOfWork
         const crypto = yield* Crypto
-        yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
+        const connector = yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
         yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
         // TestClock: far in the future, so earlier tests' events are claimable too; keep only ours.
         yield* TestClock.adjust("3650 days")
         const now = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
         const iso = (plusSeconds: number) => new Date(now.getTime() + plusSeconds * 1000).toISOString()
-        const ours = (events: ReadonlyArray<{ organizationId: string; name: string }>) =>
-          events.filter((e) => e.organizationId === organization.id).map((e) => e.name)
+        const ours = (deliveries: ReadonlyArray<QueuedDelivery>) =>
+          deliveries.filter((d) => d.connectorId === connector.id).map((d) => d.event.name)
 
         const byA = yield* uow.system(outbox.claim("dispatcher-a", iso(0), iso(30), 1000))
         expect(ours(byA)).toEqual(["brand.created"])
         expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(10), iso(40), 1000)))).toEqual([])
-        // A wrote this event while its claim was live: the organization stays A's.
+        // A wrote this event while its claim was live: the connector stays A's.
         yield* write(tenant, { name: "brand.updated", entityType: "brand", entityId: yield* crypto.uuid })
         expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(20), iso(50), 1000)))).toEqual([])
         // A's heartbeat at +25 s keeps its claims to +55 s.
@@ -520,41 +560,39 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         // Then A died; its lease ran out at +55 s.
         const byB = yield* uow.system(outbox.claim("dispatcher-b", iso(56), iso(86), 1000))
         expect(ours(byB)).toEqual(["brand.created", "brand.updated"])
-        const first = byB.find((e) => e.organizationId === organization.id)
+        const first = byB.find((d) => d.connectorId === connector.id)
         assert(first !== undefined)
-        expect(yield* uow.system(outbox.complete("dispatcher-a", [first.id]))).toBe(false)
-        expect(yield* uow.system(outbox.complete("dispatcher-b", [first.id]))).toBe(true)
+        expect(yield* uow.system(outbox.complete("dispatcher-a", connector.id, [first.event.id]))).toBe(false)
+        expect(yield* uow.system(outbox.complete("dispatcher-b", connector.id, [first.event.id]))).toBe(true)
         yield* uow.system(outbox.release("dispatcher-b"))
         yield* uow.system(outbox.release("dispatcher-a"))
-        expect(yield* undispatched(organization.id)).toBe(1)
+        expect(yield* queued(organization.id)).toBe(1)
       }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
 
-    it.effect("gives back one organization's claims, leaving the holder's others", () =>
+    it.effect("gives back one connector's claims, leaving the holder's others", () =>
       Effect.gen(function*() {
-        const first = yield* newTenant
-        const second = yield* newTenant
+        const { tenant } = yield* newTenant
         const outbox = yield* Outbox
         const uow = yield* UnitOfWork
         const crypto = yield* Crypto
-        for (const { tenant } of [first, second]) {
-          yield* install(tenant, `${NOWHERE}/brands`, ["brand.*"])
-          yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
-        }
+        const first = yield* install(tenant, `${NOWHERE}/first`, ["brand.*"])
+        const second = yield* install(tenant, `${NOWHERE}/second`, ["brand.*"])
+        yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
         yield* TestClock.adjust("3650 days")
         const now = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
         const iso = (plusSeconds: number) => new Date(now.getTime() + plusSeconds * 1000).toISOString()
-        const orgs = (events: ReadonlyArray<{ organizationId: string }>) =>
-          [first.organization.id, second.organization.id].filter((id) => events.some((e) => e.organizationId === id))
+        const ours = (deliveries: ReadonlyArray<QueuedDelivery>) =>
+          [first.id, second.id].filter((id) => deliveries.some((d) => d.connectorId === id))
 
         const byA = yield* uow.system(outbox.claim("dispatcher-a", iso(0), iso(30), 1000))
-        expect(orgs(byA)).toEqual([first.organization.id, second.organization.id])
-        yield* uow.system(outbox.giveBack("dispatcher-a", byA.filter((e) => e.organizationId === first.organization.id).map((e) => e.id)))
-        expect(orgs(yield* uow.system(outbox.claim("dispatcher-b", iso(1), iso(31), 1000)))).toEqual([first.organization.id])
+        expect(ours(byA)).toEqual([first.id, second.id].sort())
+        yield* uow.system(outbox.giveBack("dispatcher-a", first.id))
+        expect(ours(yield* uow.system(outbox.claim("dispatcher-b", iso(1), iso(31), 1000)))).toEqual([first.id])
         yield* uow.system(outbox.release("dispatcher-a"))
         yield* uow.system(outbox.release("dispatcher-b"))
       }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
 
-    it.effect("claims a large backlog oldest first, one organization per dispatcher, with takeover", () =>
+    it.effect("claims a large backlog oldest first, one connector per dispatcher, with takeover", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox
         const uow = yield* UnitOfWork
@@ -563,39 +601,40 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         // Whatever earlier tests left undelivered is held by a sweeper, so only our events are free.
         yield* uow.system(outbox.claim("sweeper", at(0), at(3600), 1_000_000))
         const big = yield* newTenant
-        yield* install(big.tenant, `${NOWHERE}/big`, ["product.*"])
+        const bigConnector = yield* install(big.tenant, `${NOWHERE}/big`, ["product.*"])
         const emitFor = (tenant: Tenant) =>
           Effect.flatMap(crypto.uuid, (entityId) => write(tenant, { name: "product.updated", entityType: "product", entityId }))
         const bigIds: Array<string> = []
         const smallIds: Array<string> = []
         for (let i = 0; i < 60; i++) bigIds.push((yield* emitFor(big.tenant)).id)
         const small = yield* newTenant
-        yield* install(small.tenant, `${NOWHERE}/small`, ["product.*"])
+        const smallConnector = yield* install(small.tenant, `${NOWHERE}/small`, ["product.*"])
         for (let i = 0; i < 3; i++) smallIds.push((yield* emitFor(small.tenant)).id)
         for (let i = 0; i < 240; i++) bigIds.push((yield* emitFor(big.tenant)).id)
         const claim = (holder: string, now: number, limit: number) =>
           Effect.map(
             uow.system(outbox.claim(holder, at(now), at(now + 30), limit)),
-            (events) => events.filter((e) => e.organizationId === big.organization.id || e.organizationId === small.organization.id).map((e) => e.id)
+            (deliveries) =>
+              deliveries.filter((d) => d.connectorId === bigConnector.id || d.connectorId === smallConnector.id).map((d) => d.event.id)
           )
 
         const byA = yield* claim("dispatcher-a", 1, 50)
         expect(byA).toEqual(bigIds.slice(0, 50))
-        // The big organization is A's: B gets only the small one, all of it.
+        // The big connector is A's: B gets only the small one, all of it.
         const byB = yield* claim("dispatcher-b", 2, 50)
         expect(byB).toEqual(smallIds)
         expect(yield* claim("dispatcher-a", 3, 50)).toEqual([])
         expect(yield* claim("dispatcher-c", 3, 50)).toEqual([])
 
-        expect(yield* uow.system(outbox.complete("dispatcher-a", byA))).toBe(true)
-        // Free again, the big organization goes on where A stopped.
+        expect(yield* uow.system(outbox.complete("dispatcher-a", bigConnector.id, byA))).toBe(true)
+        // Free again, the big connector goes on where A stopped.
         const byB2 = yield* claim("dispatcher-b", 4, 50)
         expect(byB2).toEqual(bigIds.slice(50, 100))
-        // B died: both organizations are taken over at once, the oldest events first.
+        // B died: both connectors are taken over at once, the oldest events first.
         const byC = yield* claim("dispatcher-c", 40, 60)
         expect(byC).toEqual([...bigIds.slice(50, 60), ...smallIds, ...bigIds.slice(60, 107)])
-        expect(yield* uow.system(outbox.complete("dispatcher-b", [bigIds[50] ?? ""]))).toBe(false)
+        expect(yield* uow.system(outbox.complete("dispatcher-b", bigConnector.id, [bigIds[50] ?? ""]))).toBe(false)
         for (const holder of ["sweeper", "dispatcher-a", "dispatcher-b", "dispatcher-c"]) yield* uow.system(outbox.release(holder))
-        expect(yield* undispatched(big.organization.id)).toBe(300 - 50)
+        expect(yield* queued(big.organization.id)).toBe(300 - 50)
       }))
   })

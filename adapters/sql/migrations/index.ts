@@ -26,6 +26,7 @@ import nameText from "./0029_name_text.js"
 import searchTextWords from "./0030_search_text_words.js"
 import plainLetters from "./0031_plain_letters.js"
 import auditActions from "./0032_audit_actions.js"
+import webhookQueue from "./0033_webhook_queue.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -56,5 +57,6 @@ export const migrations = {
   "29_name_text": nameText,
   "30_search_text_words": searchTextWords,
   "31_plain_letters": plainLetters,
-  "32_audit_actions": auditActions
+  "32_audit_actions": auditActions,
+  "33_webhook_queue": webhookQueue
 }
