@@ -28,9 +28,9 @@ export const make = Effect.gen(function*() {
         (yield* Effect.flatMap(sql`select * from events where ${sql.in("id", ids)}`, decodeEventRows)).map((row) => [row.id, toCatalogEvent(row)])
       )
       const deliveries: Array<QueuedDelivery> = []
-      for (const { connectorId, eventId } of [...claimed].sort((a, b) => a.seq - b.seq)) {
+      for (const { connectorId, eventId, seq } of [...claimed].sort((a, b) => a.seq - b.seq)) {
         const event = events.get(eventId)
-        if (event !== undefined) deliveries.push({ connectorId, event })
+        if (event !== undefined) deliveries.push({ id: seq, connectorId, event })
       }
       return deliveries
     })
@@ -76,12 +76,11 @@ export const make = Effect.gen(function*() {
         Effect.flatMap(withEvents),
         Effect.orDie
       ),
-    complete: (holder, connectorId, eventIds) =>
-      eventIds.length === 0
+    complete: (holder, ids) =>
+      ids.length === 0
         ? Effect.succeed(true)
-        : sql`delete from webhook_queue
-              where connector_id = ${connectorId} and ${sql.in("event_id", eventIds)} and claimed_by = ${holder} returning seq`.pipe(
-          Effect.map((rows) => rows.length === eventIds.length),
+        : sql`delete from webhook_queue where ${sql.in("seq", ids)} and claimed_by = ${holder} returning seq`.pipe(
+          Effect.map((rows) => rows.length === ids.length),
           Effect.orDie
         ),
     renew: (holder, until) =>

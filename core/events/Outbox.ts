@@ -1,8 +1,9 @@
 import { Context, type Effect } from "effect"
 import type { CatalogEvent } from "./Event.js"
 
-/** An event waiting to go to one connector. */
+/** An event waiting to go to one connector; `id` is its place in the queue. */
 export interface QueuedDelivery {
+  readonly id: number
   readonly connectorId: string
   readonly event: CatalogEvent
 }
@@ -22,8 +23,8 @@ export class Outbox extends Context.Tag("catalog/Outbox")<Outbox, {
    * connectors nobody else holds a live claim on (claims that ran out are taken over).
    */
   readonly claim: (holder: string, now: string, until: string, limit: number) => Effect.Effect<ReadonlyArray<QueuedDelivery>>
-  /** Takes these events off the connector's queue; false when `holder` no longer holds the claim of every one. */
-  readonly complete: (holder: string, connectorId: string, eventIds: ReadonlyArray<string>) => Effect.Effect<boolean>
+  /** Takes these deliveries off their queues; false when `holder` no longer holds the claim of every one. */
+  readonly complete: (holder: string, ids: ReadonlyArray<number>) => Effect.Effect<boolean>
   /** Extends every claim `holder` still holds to `until`: the heartbeat of a live dispatcher. */
   readonly renew: (holder: string, until: string) => Effect.Effect<void>
   /** Gives back `holder`'s unfinished claims, for another dispatcher to take at once. */

@@ -57,21 +57,21 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
         let installed = yield* read
         // Events it no longer subscribes to are taken off together: one write for the run of
         // them, not one durable commit per event.
-        let skipped: Array<string> = []
+        let skipped: Array<number> = []
         const flush = Effect.suspend(() => {
           const ids = skipped
           skipped = []
-          return ids.length === 0 ? Effect.succeed(true) : uow.system(outbox.complete(holder, connectorId, ids))
+          return ids.length === 0 ? Effect.succeed(true) : uow.system(outbox.complete(holder, ids))
         })
-        for (const [i, { event }] of queued.entries()) {
+        for (const [i, { event, id }] of queued.entries()) {
           // Deleted: its queue went with it, but for what a write that read it before then queued after.
           if (Option.isNone(installed)) {
-            skipped.push(...queued.slice(i).map((q) => q.event.id))
+            skipped.push(...queued.slice(i).map((q) => q.id))
             break
           }
           const connector = installed.value
           if (!subscribed(connector.events, event.name)) {
-            skipped.push(event.id)
+            skipped.push(id)
             continue
           }
           if (!(yield* flush)) return
@@ -85,7 +85,7 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
               return yield* uow.system(
                 Effect.zipRight(
                   connectors.recordDelivery(organizationId, connectorId, attempt, DELIVERY_LOG_SIZE),
-                  outbox.complete(holder, connectorId, [event.id])
+                  outbox.complete(holder, [id])
                 )
               )
             })
