@@ -92,9 +92,9 @@ export const makeBrands = Effect.gen(function*() {
           ...(["name", "slug"] as const).filter((k) => next[k] !== current[k]),
           ...attributeChanges(touched)
         ]
+        yield* emit({ name: "brand.updated", entityType: "brand", entityId: id, payload: { changed_fields: changed } })
         if (changed.length === 0) return current
         yield* repo.update(next)
-        yield* emit({ name: "brand.updated", entityType: "brand", entityId: id, payload: { changed_fields: changed } })
         return next
       })
     )

@@ -115,9 +115,10 @@ export const makeCategories = Effect.gen(function*() {
           ...(["name", "slug", "parentId", "position"] as const).filter((k) => next[k] !== current[k]),
           ...attributeChanges(touched)
         ]
-        if (changed.length === 0) return current
+        const event = { name: "category.updated", entityType: "category", entityId: id, payload: { changed_fields: changed } }
+        if (changed.length === 0) return yield* Effect.as(emit(event), current)
         yield* repo.update(next).pipe(Effect.mapError(() => slugTaken(next.slug)))
-        yield* emit({ name: "category.updated", entityType: "category", entityId: id, payload: { changed_fields: changed } })
+        yield* emit(event)
         return next
       })
     )

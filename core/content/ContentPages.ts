@@ -163,9 +163,9 @@ export const makeContentPages = Effect.gen(function*() {
           ...(["familyId", "title", "slug", "status"] as const).filter((k) => next[k] !== current[k]),
           ...attributeChanges(touched)
         ]
+        yield* record("content_page.updated", id, { changed_fields: changed })
         if (changed.length === 0) return current
         yield* repo.update(next)
-        yield* record("content_page.updated", id, { changed_fields: changed })
         return next
       })
     )

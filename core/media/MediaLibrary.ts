@@ -183,9 +183,9 @@ export const makeMediaLibrary = Effect.gen(function*() {
           updatedAt: yield* now
         }, true)
         const changed = (["alt", "position"] as const).filter((k) => after[k] !== before[k])
+        yield* record("media.association_updated", changed.length === 0 ? before : after, { productId, changed_fields: changed })
         if (changed.length === 0) return before
         yield* repo.update({ ...found, media: after })
-        yield* record("media.association_updated", after, { productId, changed_fields: changed })
         return after
       })
     )

@@ -80,9 +80,9 @@ export const makeModifiers = Effect.gen(function*() {
           })
           yield* checkOptions(after.type, after.options)
           const changed = (["code", "name", "type", "options"] as const).filter((k) => !sameJson(before[k], after[k]))
+          yield* record("modifier.updated", id, { changed_fields: changed })
           if (changed.length === 0) return before
           yield* repo.update(after)
-          yield* record("modifier.updated", id, { changed_fields: changed })
           return after
         })
       ),

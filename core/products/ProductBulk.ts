@@ -204,7 +204,7 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       const id = s.op === "delete" ? s.product.id : s.write.product.id
       if (s.op === "create") {
         announced.push({ name: "product.created", entityType: "product", entityId: id, payload: { slug: s.write.product.slug } })
-      } else if (s.op === "update" && s.changedFields.length > 0) {
+      } else if (s.op === "update") {
         announced.push({ name: "product.updated", entityType: "product", entityId: id, payload: { changed_fields: s.changedFields } })
       } else if (s.op === "delete") {
         announced.push({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: s.product.slug } })

@@ -215,15 +215,14 @@ export const makeProducts = Effect.gen(function*() {
           mediaIds: uuidValuesOf(patch.attributes)
         })
         const planned = yield* planUpdate(context, current, patch)
-        if (planned.changedFields.length === 0) return toProduct(current)
-        yield* repo.update(planned.write)
+        if (planned.changedFields.length > 0) yield* repo.update(planned.write)
         yield* emit({
           name: "product.updated",
           entityType: "product",
           entityId: id,
           payload: { changed_fields: planned.changedFields }
         })
-        return toProduct(planned.write.product)
+        return toProduct(planned.changedFields.length > 0 ? planned.write.product : current)
       })
     )
 

@@ -174,7 +174,10 @@ export const makeAttributes = Effect.gen(function*() {
           const changed = (Object.keys(sent) as Array<keyof AttributeRecord>).filter((k) =>
             sent[k] !== undefined && !sameJson(merged[k], existing[k])
           )
-          if (changed.length === 0) return toAttribute(existing)
+          if (changed.length === 0) {
+            yield* services(emit({ name: "attribute.updated", entityType: "attribute", entityId: id, payload: { code: existing.code, changed_fields: [] } }))
+            return toAttribute(existing)
+          }
           const at = yield* now
           // Only a default sent again or retyped is looked up: its media may have been deleted since.
           if (changed.includes("defaultValue") || changed.includes("type")) yield* checkDefaultMedia(organizationId, merged)

@@ -195,7 +195,7 @@ export const makeFamilies = Effect.gen(function*() {
         const before = yield* find(organizationId, id)
         yield* keepUnchanged([["code", input.code, before.code], ["entityKind", input.entityKind, before.entityKind]])
         const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined && !sameJson(input[k], before[k]))
-        if (changed.length === 0) return before
+        if (changed.length === 0) return yield* Effect.as(familyEvent("family.updated", before, { changed_fields: [] }), before)
         const updated = yield* repo.update(organizationId, id, {
           ...(input.label !== undefined && changed.includes("label") ? { label: input.label } : {}),
           ...(input.description !== undefined && changed.includes("description") ? { description: input.description } : {}),
@@ -268,7 +268,9 @@ export const makeFamilies = Effect.gen(function*() {
             ...(override === undefined || override === before.requirementOverride ? [] : ["requirementOverride"]),
             ...(input.position === undefined || input.position === before.position ? [] : ["position"])
           ]
-          if (changed.length === 0) return toAttachment(before)
+          if (changed.length === 0) {
+            return yield* Effect.as(attachmentEvent("family_attribute.updated", familyId, attributeId, { changed_fields: [] }), toAttachment(before))
+          }
           const updated = yield* repo.updateAttachment(organizationId, familyId, attributeId, {
             ...(changed.includes("requirementOverride") ? { requirementOverride: override ?? null } : {}),
             ...(input.position !== undefined && changed.includes("position") ? { position: input.position } : {}),

@@ -86,11 +86,12 @@ export const makeApiKeys = Effect.gen(function*() {
         const before = yield* repo.findById(organizationId, id)
         if (Option.isNone(before)) return yield* new NotFound({ entity: "api key", id })
         yield* keepUnchanged([["expiresAt", expiresAt, before.value.expiresAt]], sameInstant)
-        // The same name again changes nothing: no write, no event.
-        if (before.value.name === name) return toApiKey(before.value, at)
+        const changed = before.value.name === name ? [] : ["name"]
+        yield* services(emit({ name: "api_key.updated", entityType: "api_key", entityId: id, payload: { changed_fields: changed } }))
+        // The same name again writes nothing.
+        if (changed.length === 0) return toApiKey(before.value, at)
         const row = yield* repo.rename(organizationId, id, name, at)
         if (Option.isNone(row)) return yield* new NotFound({ entity: "api key", id })
-        yield* services(emit({ name: "api_key.updated", entityType: "api_key", entityId: id, payload: { changed_fields: ["name"] } }))
         return toApiKey(row.value, at)
       })
     )

@@ -239,7 +239,7 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
           as(library.update(lamp.id, patched.id, { alt: "Lit" })),
           as(library.update(lamp.id, patched.id, { position: 7 }))
         ])
-        expect(changes).toEqual(['["alt"]', '["position"]'])
+        expect(changes).toEqual(['["alt"]', '["position"]', "[]", "[]"])
         expect(yield* as(library.get(patched.id))).toMatchObject({ alt: "Lit", position: 7 })
 
         const detached = yield* upload

@@ -90,7 +90,7 @@ export const modifiersSuite = <E>(name: string, storage: Layer.Layer<Storage | S
             as(modifiers.update(made.id, { code: `gift_box_${round}` })),
             as(modifiers.update(made.id, { options }))
           ])
-          expect(changes).toEqual(['["code"]', '["name"]', '["options"]'])
+          expect(changes).toEqual(['["code"]', '["name"]', '["options"]', "[]", "[]", "[]"])
           expect(yield* as(modifiers.get(made.id))).toMatchObject({ code: `gift_box_${round}`, name: "Gift box", options })
         }
       }))

@@ -220,7 +220,7 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(receiver.received.filter((x) => x.path === "/farewell")).toHaveLength(1)
   })
 
-  it("records no event for writes that change nothing", async () => {
+  it("records an event with no changed fields for a write that changes nothing, and keeps updatedAt", async () => {
     const fresh = await host.tenant()
     const attribute = (await fresh.req("POST", "/v1/attributes", { body: { code: "gloss", label: { en: "Gloss" }, type: "text" } })).json
     const family = (await fresh.req("POST", "/v1/attribute-families", { body: { code: "paints", label: { en: "Paints" } } })).json
@@ -239,9 +239,21 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ]
     expect(again.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200])
     expect(again[4]?.json.updatedAt).toBe(modifier.updatedAt)
-    expect((await fresh.req("GET", "/v1/audit-log?action=updated")).json.data).toEqual([])
+    expect(again[5]?.json.updatedAt).toBe(organization.updatedAt)
+    // "Every write emits an event": each PATCH, newest first, none naming a changed field.
+    const updates = (await fresh.req("GET", "/v1/audit-log?action=updated")).json.data
+    expect(updates.map((e: { name: string }) => e.name)).toEqual([
+      "organization.updated",
+      "modifier.updated",
+      "api_key.updated",
+      "family_attribute.updated",
+      "family.updated",
+      "attribute.updated"
+    ])
+    expect(updates.map((e: { payload: { changed_fields: unknown } }) => e.payload.changed_fields)).toEqual([[], [], [], [], [], []])
     await fresh.req("PATCH", `/v1/modifiers/${modifier.id}`, { body: { name: "Gift box" } })
-    expect((await fresh.req("GET", "/v1/audit-log?action=updated")).json.data.map((e: { name: string }) => e.name)).toEqual(["modifier.updated"])
+    const [latest] = (await fresh.req("GET", "/v1/audit-log?action=updated")).json.data
+    expect([latest.name, latest.payload.changed_fields]).toEqual(["modifier.updated", ["name"]])
   })
 
   it("lists the audit log with the actor of each change, filtered and paged", async () => {

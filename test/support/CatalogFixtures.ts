@@ -47,7 +47,8 @@ export const eventCount = (organizationId: string, name: string) =>
 
 /**
  * Runs every one of `writes` twice, all at once, and answers the `changed_fields` of the `name`
- * events they recorded, sorted: of two identical writes, only the first changes anything.
+ * events they recorded, sorted: of two identical writes, only the first changes anything, and
+ * the second records its event with none (`[]`, sorted last).
  */
 export const racedChanges = <R>(organizationId: string, name: string, writes: ReadonlyArray<Effect.Effect<unknown, unknown, R>>) =>
   Effect.gen(function*() {
