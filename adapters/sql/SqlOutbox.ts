@@ -40,7 +40,7 @@ export const make = Effect.gen(function*() {
     // without a live claim, and reads at most `limit` deliveries of each: the oldest `limit` of
     // them all are claimed. A backlog of one connector is never scanned delivery by delivery.
     // `+q.seq` keeps SQLite from walking the whole queue in seq order to spare sorting a few rows.
-    claim: (holder, now, until, limit) =>
+    claim: (holder, now, until, limit, except = []) =>
       serialize.pipe(
         Effect.zipRight(sql`
           update webhook_queue set claimed_by = ${holder}, claimed_until = ${until}
@@ -62,7 +62,7 @@ export const make = Effect.gen(function*() {
                 order by q.seq limit 1 offset ${Math.max(0, limit - 1)}
               )
               from queued c
-              where c.id is not null
+              where c.id is not null${except.length === 0 ? sql`` : sql` and c.id not in ${sql.in(except)}`}
                 and not exists (select 1 from webhook_queue o where o.connector_id = c.id and o.claimed_until >= ${now})
             )
             select q.seq from free f

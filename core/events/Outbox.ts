@@ -20,9 +20,16 @@ export interface QueuedDelivery {
 export class Outbox extends Context.Tag("catalog/Outbox")<Outbox, {
   /**
    * Claims for `holder`, until `until`, up to `limit` queued deliveries, oldest first, of
-   * connectors nobody else holds a live claim on (claims that ran out are taken over).
+   * connectors nobody else holds a live claim on (claims that ran out are taken over), but
+   * for those in `except`.
    */
-  readonly claim: (holder: string, now: string, until: string, limit: number) => Effect.Effect<ReadonlyArray<QueuedDelivery>>
+  readonly claim: (
+    holder: string,
+    now: string,
+    until: string,
+    limit: number,
+    except?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<QueuedDelivery>>
   /** Takes these deliveries off their queues; false when `holder` no longer holds the claim of every one. */
   readonly complete: (holder: string, ids: ReadonlyArray<number>) => Effect.Effect<boolean>
   /** Extends every claim `holder` still holds to `until`: the heartbeat of a live dispatcher. */

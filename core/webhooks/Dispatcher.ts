@@ -9,6 +9,7 @@ import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { deliver } from "./Deliver.js"
 import { makeFailureStreak } from "./FailureStreak.js"
+import { makeHoldOff } from "./HoldOff.js"
 import { WebhookSender } from "./WebhookSender.js"
 
 export interface DispatcherOptions {
@@ -21,6 +22,10 @@ export interface DispatcherOptions {
   readonly concurrency?: number
   /** The longest wait between attempts while events cannot be claimed (the first is `pollInterval`); 30 s by default. */
   readonly maxRetryWait?: Duration.DurationInput
+  /** How long a connector whose receiver stopped answering is first left alone (see `makeHoldOff`); 30 s by default. */
+  readonly holdOff?: Duration.DurationInput
+  /** The longest such wait; 5 minutes by default. */
+  readonly maxHoldOff?: Duration.DurationInput
 }
 
 /**
@@ -41,6 +46,8 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
     const batchSize = options.batchSize ?? 500
     const concurrency = options.concurrency ?? 8
     const holder = yield* crypto.uuid
+    const holdOff = makeHoldOff(options.holdOff ?? Duration.seconds(30), options.maxHoldOff ?? Duration.minutes(5))
+    const currentMillis = Effect.clockWith((c) => c.currentTimeMillis)
 
     const leaseUntil = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => ({
       now: toTimestamp(now),
@@ -76,22 +83,27 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
           }
           if (!(yield* flush)) return
           // Once sent, an event is logged and taken off the queue before anything may stop us.
-          const stillOurs = yield* Effect.uninterruptible(
+          const { answered, stillOurs } = yield* Effect.uninterruptible(
             Effect.gen(function*() {
               const attempt = yield* deliver(connector, event).pipe(
                 Effect.provideService(Crypto, crypto),
                 Effect.provideService(WebhookSender, sender)
               )
-              return yield* uow.system(
+              const stillOurs = yield* uow.system(
                 Effect.zipRight(
                   connectors.recordDelivery(organizationId, connectorId, attempt, DELIVERY_LOG_SIZE),
                   outbox.complete(holder, [id])
                 )
               )
+              return { answered: attempt.status !== null, stillOurs }
             })
           )
           // Another dispatcher took the connector over after our lease ran out.
           if (!stillOurs) return
+          if (holdOff.attempted(connectorId, answered, yield* currentMillis)) {
+            // The rest waits in the queue, for this process once the hold-off ends, or for another.
+            return yield* uow.system(outbox.giveBack(holder, connectorId))
+          }
           installed = yield* read
         }
         yield* flush
@@ -137,7 +149,12 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
           ),
           Effect.ensuring(signal.wake)
         )
-      const claimed = fibers.withPermits(1)(Effect.flatMap(leaseUntil, ({ now, until }) => uow.system(outbox.claim(holder, now, until, batchSize))))
+      const claimed = fibers.withPermits(1)(
+        Effect.flatMap(
+          Effect.zip(leaseUntil, currentMillis),
+          ([{ now, until }, millis]) => uow.system(outbox.claim(holder, now, until, batchSize, holdOff.heldOff(millis)))
+        )
+      )
       // While claims fail (the database is down), the wait between attempts doubles.
       const step = Effect.gen(function*() {
         const queued = yield* claimed

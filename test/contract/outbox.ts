@@ -364,6 +364,31 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(receiver.received.filter((r) => r.path === "/gone")).toEqual([])
         }))))
 
+    it.effect("holds off a connector whose receiver stops answering, leaving its deliveries queued", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          const connectors = yield* Connectors
+          const dead = yield* install(tenant, `${NOWHERE}/dead`, ["brand.*"])
+          yield* install(tenant, receiver.url("/alive"), ["brand.*"])
+          for (let i = 0; i < 6; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          const attempts = Effect.map(inTenant(tenant, connectors.deliveries(dead.id, 50, 0)), (page) => page.data.length)
+          const alive = () => receiver.received.filter((r) => r.path === "/alive").length
+          yield* Effect.scoped(Effect.gen(function*() {
+            yield* Effect.forkScoped(runDispatcher({ pollInterval: "50 millis", holdOff: "1 hour" }))
+            yield* eventually(Effect.map(attempts, (n) => n === 3 && alive() === 6))
+            // Several claims later, the three unanswered in a row still hold it off.
+            yield* Effect.sleep("500 millis")
+            expect(yield* attempts).toBe(3)
+          }))
+          expect(yield* queued(organization.id)).toBe(3)
+          // Another dispatcher, which has seen no failure, sends the rest.
+          yield* dispatching(eventually(Effect.map(queued(organization.id), (n) => n === 0)))
+          expect(yield* attempts).toBe(6)
+          expect(alive()).toBe(6)
+        }))))
+
     it.effect("lets a slow receiver hold up no other connector of its organization", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {
