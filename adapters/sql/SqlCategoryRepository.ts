@@ -47,6 +47,9 @@ const conflict = (c: Category) => (e: SqlError) =>
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  // By name ignoring case, as brands are listed and names are compared; in code point order on
+  // Postgres too, whatever the database's locale (SQLite compares text so already).
+  const byNameKey = sql.literal(sql.onDialectOrElse({ pg: () => `name_key collate "C"`, orElse: () => "name_key" }))
   const all = (rows: ReadonlyArray<unknown>) =>
     Effect.map(Effect.orDie(decodeRows(rows)), (r) => r.map((row) => new Category(row)))
 
@@ -87,7 +90,7 @@ export const make = Effect.gen(function*() {
           ...(query.parentId !== undefined ? [sql`parent_id = ${query.parentId}`] : []),
           ...(query.q !== undefined ? [nameOrSlugHolds(sql, query.q)] : [])
         ])
-      } order by position, name, id`.pipe(Effect.orDie, Effect.flatMap(all)),
+      } order by position, ${byNameKey}, id`.pipe(Effect.orDie, Effect.flatMap(all)),
     hasChildren: (organizationId, id) =>
       sql`select id from categories where organization_id = ${organizationId} and parent_id = ${id} limit 1`.pipe(
         Effect.map((rows) => rows.length > 0),

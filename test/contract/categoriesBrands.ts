@@ -116,6 +116,25 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(events.at(-2)?.name).toBe("product.created")
       }))
 
+    it.effect("lists categories of one position, and brands, by name ignoring case, in code point order", () =>
+      Effect.gen(function*() {
+        const names = ["Zeta", "apple", "Éclair", "banana", "Apple"]
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const parent = yield* categories.create({ name: "Shelf" })
+          for (const name of names) yield* categories.create({ name, parentId: parent.id })
+          for (const name of names.filter((n) => n !== "Apple")) yield* brands.create({ name })
+          return {
+            categories: (yield* categories.list({ parentId: parent.id })).map((c) => c.name),
+            brands: (yield* brands.list({})).map((b) => b.name)
+          }
+        }))
+        // Two names of one key ("apple", "Apple") keep the order they were made in (by id).
+        expect(result.categories).toEqual(["apple", "Apple", "banana", "Zeta", "Éclair"])
+        expect(result.brands).toEqual(["apple", "banana", "Zeta", "Éclair"])
+      }))
+
     it.effect("matches brand and category names ignoring case in every script, as it refuses taken brand names", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
