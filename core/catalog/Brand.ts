@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { Name, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { CatalogName } from "./CatalogName.js"
+import { Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { AttributeValuesField, StoredAttributeValues } from "./Category.js"
 
 /** A brand; its name is unique per organization, ignoring case. */
@@ -16,14 +17,14 @@ export class Brand extends Schema.Class<Brand>("Brand")({
 }) {}
 
 export const CreateBrand = Schema.Struct({
-  name: Name,
+  name: CatalogName,
   slug: Schema.optional(Slug),
   attributes: Schema.optional(AttributeValuesField)
 })
 export type CreateBrand = typeof CreateBrand.Type
 
 export const UpdateBrand = Schema.Struct({
-  name: Schema.optional(Name),
+  name: Schema.optional(CatalogName),
   slug: Schema.optional(Slug),
   attributes: Schema.optional(AttributeValuesField)
 })

@@ -1,5 +1,6 @@
 import { JSONSchema, Schema } from "effect"
-import { Name, OpenObject, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { CatalogName } from "./CatalogName.js"
+import { OpenObject, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Attribute values as written: code -> entries, checked against the family by the use case. */
 export const AttributeValuesField = OpenObject({
@@ -57,7 +58,7 @@ export class Category extends Schema.Class<Category>("Category")({
 }) {}
 
 export const CreateCategory = Schema.Struct({
-  name: Name,
+  name: CatalogName,
   slug: Schema.optional(Slug),
   parentId: Schema.optional(Schema.NullOr(Uuid)),
   position: Schema.optional(Position),
@@ -66,7 +67,7 @@ export const CreateCategory = Schema.Struct({
 export type CreateCategory = typeof CreateCategory.Type
 
 export const UpdateCategory = Schema.Struct({
-  name: Schema.optional(Name),
+  name: Schema.optional(CatalogName),
   slug: Schema.optional(Slug),
   parentId: Schema.optional(Schema.NullOr(Uuid)),
   position: Schema.optional(Position),

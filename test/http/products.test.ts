@@ -233,4 +233,19 @@ describe("categories and brands over HTTP", () => {
     expect(clash.status).toBe(409)
     expect(clash.json.error.code).toBe("conflict")
   })
+
+  it("refuses a category or brand name of spaces or invisible characters alone, on create and update", async () => {
+    const brand = (await t.req("POST", "/v1/brands", { body: { name: "Blank Probe" } })).json
+    const category = (await t.req("POST", "/v1/categories", { body: { name: "Blank Probe" } })).json
+    const refused = [
+      await t.req("POST", "/v1/brands", { body: { name: "   " } }),
+      await t.req("POST", "/v1/categories", { body: { name: "\u00ad \u200b" } }),
+      await t.req("PATCH", `/v1/brands/${brand.id}`, { body: { name: "\t" } }),
+      await t.req("PATCH", `/v1/categories/${category.id}`, { body: { name: "  " } })
+    ]
+    for (const r of refused) {
+      expect([r.status, r.json.error.code, r.json.error.details.issues.map((i: { path: unknown }) => i.path)]).toEqual([422, "validation_failed", [["name"]]])
+    }
+    expect((await t.req("POST", "/v1/brands", { body: { name: " A " } })).status).toBe(201)
+  })
 })
