@@ -3,13 +3,11 @@ import { Effect, FiberRef, Layer, Schema } from "effect"
 import type { CatalogEvent } from "../../core/events/Event.js"
 import { EventLog } from "../../core/events/EventLog.js"
 import { appendedEvents } from "../../core/events/OutboxSignal.js"
-import { subscribed } from "../../core/events/Subscription.js"
 import { auditPage } from "./AuditQuery.js"
-import { chunksOf, JsonColumn, toJson } from "./Columns.js"
+import { chunksOf, toJson } from "./Columns.js"
+import { queuedDeliveries, SubscriptionRows } from "./WebhookQueue.js"
 
-const decodeSubscriptions = Schema.decodeUnknown(
-  Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, events: JsonColumn(Schema.Array(Schema.String)) }))
-)
+const decodeSubscriptions = Schema.decodeUnknown(SubscriptionRows)
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -42,11 +40,7 @@ export const make = Effect.gen(function*() {
       events.length === 0 ? Effect.void : Effect.gen(function*() {
         const connectors = yield* subscriptions(events)
         yield* insert(events)
-        const queued = events.flatMap((e) =>
-          connectors
-            .filter((c) => c.organizationId === e.organizationId && subscribed(c.events, e.name))
-            .map((c) => ({ organizationId: e.organizationId, connectorId: c.id, eventId: e.id }))
-        )
+        const queued = queuedDeliveries(events, connectors)
         if (queued.length === 0) return
         yield* Effect.forEach(chunksOf(queued, 500), (chunk) => sql`insert into webhook_queue ${sql.insert(chunk)}`, { discard: true })
         yield* FiberRef.set(appendedEvents, true)

@@ -115,10 +115,9 @@ export const makeCategories = Effect.gen(function*() {
           ...(["name", "slug", "parentId", "position"] as const).filter((k) => next[k] !== current[k]),
           ...attributeChanges(touched)
         ]
-        const event = { name: "category.updated", entityType: "category", entityId: id, payload: { changed_fields: changed } }
-        if (changed.length === 0) return yield* Effect.as(emit(event), current)
+        yield* emit({ name: "category.updated", entityType: "category", entityId: id, payload: { changed_fields: changed } })
+        if (changed.length === 0) return current
         yield* repo.update(next).pipe(Effect.mapError(() => slugTaken(next.slug)))
-        yield* emit(event)
         return next
       })
     )

@@ -92,10 +92,8 @@ export const makeConnectors = Effect.gen(function*() {
         const changed: Array<string> = []
         if (input.name !== undefined && input.name !== before.name) changed.push("name")
         if (events !== undefined && !sameJson(events, before.events)) changed.push("config.events")
-        if (changed.length === 0) {
-          yield* services(emit({ name: "connector.updated", entityType: "connector", entityId: id, payload: { changed_fields: [] } }))
-          return toConnector(before)
-        }
+        yield* services(emit({ name: "connector.updated", entityType: "connector", entityId: id, payload: { changed_fields: changed } }))
+        if (changed.length === 0) return toConnector(before)
         const after = yield* Effect.flatMap(
           repo.update(organizationId, id, {
             ...(input.name !== undefined ? { name: input.name } : {}),
@@ -104,7 +102,6 @@ export const makeConnectors = Effect.gen(function*() {
           }),
           found(id)
         )
-        yield* services(emit({ name: "connector.updated", entityType: "connector", entityId: id, payload: { changed_fields: changed } }))
         return toConnector(after)
       })
     )

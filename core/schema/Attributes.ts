@@ -174,10 +174,8 @@ export const makeAttributes = Effect.gen(function*() {
           const changed = (Object.keys(sent) as Array<keyof AttributeRecord>).filter((k) =>
             sent[k] !== undefined && !sameJson(merged[k], existing[k])
           )
-          if (changed.length === 0) {
-            yield* services(emit({ name: "attribute.updated", entityType: "attribute", entityId: id, payload: { code: existing.code, changed_fields: [] } }))
-            return toAttribute(existing)
-          }
+          yield* services(emit({ name: "attribute.updated", entityType: "attribute", entityId: id, payload: { code: merged.code, changed_fields: changed } }))
+          if (changed.length === 0) return toAttribute(existing)
           const at = yield* now
           // Only a default sent again or retyped is looked up: its media may have been deleted since.
           if (changed.includes("defaultValue") || changed.includes("type")) yield* checkDefaultMedia(organizationId, merged)
@@ -205,12 +203,6 @@ export const makeAttributes = Effect.gen(function*() {
           )
           if (Option.isNone(updated)) return yield* new NotFound({ entity: "attribute", id })
           if (changed.includes("code")) yield* values.rename(organizationId, existing.entityKind, existing.code, merged.code, at)
-          yield* services(emit({
-            name: "attribute.updated",
-            entityType: "attribute",
-            entityId: id,
-            payload: { code: updated.value.code, changed_fields: changed }
-          }))
           return toAttribute(updated.value)
         })
       )

@@ -195,14 +195,14 @@ export const makeFamilies = Effect.gen(function*() {
         const before = yield* find(organizationId, id)
         yield* keepUnchanged([["code", input.code, before.code], ["entityKind", input.entityKind, before.entityKind]])
         const changed = (["label", "description"] as const).filter((k) => input[k] !== undefined && !sameJson(input[k], before[k]))
-        if (changed.length === 0) return yield* Effect.as(familyEvent("family.updated", before, { changed_fields: [] }), before)
+        yield* familyEvent("family.updated", before, { changed_fields: changed })
+        if (changed.length === 0) return before
         const updated = yield* repo.update(organizationId, id, {
           ...(input.label !== undefined && changed.includes("label") ? { label: input.label } : {}),
           ...(input.description !== undefined && changed.includes("description") ? { description: input.description } : {}),
           updatedAt: yield* now
         })
         if (Option.isNone(updated)) return yield* new NotFound({ entity: "attribute family", id })
-        yield* familyEvent("family.updated", updated.value, { changed_fields: changed })
         return updated.value
       })
     )
@@ -268,16 +268,14 @@ export const makeFamilies = Effect.gen(function*() {
             ...(override === undefined || override === before.requirementOverride ? [] : ["requirementOverride"]),
             ...(input.position === undefined || input.position === before.position ? [] : ["position"])
           ]
-          if (changed.length === 0) {
-            return yield* Effect.as(attachmentEvent("family_attribute.updated", familyId, attributeId, { changed_fields: [] }), toAttachment(before))
-          }
+          yield* attachmentEvent("family_attribute.updated", familyId, attributeId, { changed_fields: changed })
+          if (changed.length === 0) return toAttachment(before)
           const updated = yield* repo.updateAttachment(organizationId, familyId, attributeId, {
             ...(changed.includes("requirementOverride") ? { requirementOverride: override ?? null } : {}),
             ...(input.position !== undefined && changed.includes("position") ? { position: input.position } : {}),
             updatedAt: yield* now
           })
           if (Option.isNone(updated)) return yield* new NotFound({ entity: "family attribute", id: attributeId })
-          yield* attachmentEvent("family_attribute.updated", familyId, attributeId, { changed_fields: changed })
           return toAttachment(updated.value)
         })
       )

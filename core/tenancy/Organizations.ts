@@ -208,9 +208,8 @@ export const makeOrganizations = Effect.gen(function*() {
           if (input.name !== undefined && input.name !== before.name) changed.push("name")
           if (input.slug !== undefined && input.slug !== before.slug) changed.push("slug")
           if (nextSettings !== undefined && !sameJson(nextSettings, before.settings)) changed.push("settings")
-          if (changed.length === 0) {
-            return yield* Effect.as(record(tenant.organizationId, tenant.actor, "organization.updated", { changed_fields: [] }), before)
-          }
+          yield* record(tenant.organizationId, tenant.actor, "organization.updated", { changed_fields: changed })
+          if (changed.length === 0) return before
           const updated = yield* repo.update(tenant.organizationId, {
             ...(input.name !== undefined ? { name: input.name } : {}),
             ...(input.slug !== undefined ? { slug: input.slug } : {}),
@@ -218,7 +217,6 @@ export const makeOrganizations = Effect.gen(function*() {
             updatedAt: yield* nowIso
           }).pipe(slugTaken)
           if (Option.isNone(updated)) return yield* new NotFound({ entity: "organization", id: tenant.organizationId })
-          yield* record(tenant.organizationId, tenant.actor, "organization.updated", { changed_fields: changed })
           return updated.value
         })
       )

@@ -173,13 +173,13 @@ export const makeVariants = Effect.gen(function*() {
           ...(["sku", "name", "status", "position"] as const).filter((k) => next[k] !== current[k]),
           ...attributeChanges(touched)
         ]
-        if (changed.length === 0) return yield* Effect.as(record("variant.updated", id, { productId, changed_fields: [] }), current)
+        yield* record("variant.updated", id, { productId, changed_fields: changed })
+        if (changed.length === 0) return current
         // The product's deletion takes its variants without their locks: one that committed while
         // this ran leaves no row to rewrite, and nothing was written.
         if (!(yield* repo.update(key === undefined ? { variant: next } : { variant: next, axisKey: key }))) {
           return yield* new NotFound({ entity: "variant", id })
         }
-        yield* record("variant.updated", id, { productId, changed_fields: changed })
         return next
       })
     )

@@ -1,13 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { subscribed } from "../../../core/events/Subscription.js"
-import { chunksOf, JsonColumn } from "../Columns.js"
+import { chunksOf } from "../Columns.js"
 import { tenantTable } from "../Rls.js"
+import { queuedDeliveries, SubscriptionRows } from "../WebhookQueue.js"
 
 const PendingEvents = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, name: Schema.String }))
-const Subscriptions = Schema.Array(
-  Schema.Struct({ id: Schema.String, organizationId: Schema.String, events: JsonColumn(Schema.Array(Schema.String)) })
-)
 
 /**
  * One queue of deliveries per connector, in place of one mark per event. An event went to all
@@ -45,13 +42,8 @@ export default Effect.gen(function*() {
     Effect.flatMap(Schema.decodeUnknown(PendingEvents))
   )
   if (pending.length > 0) {
-    const connectors = yield* sql`select id, organization_id, events from connectors`.pipe(Effect.flatMap(Schema.decodeUnknown(Subscriptions)))
-    const queued = pending.flatMap((event) =>
-      connectors
-        .filter((c) => c.organizationId === event.organizationId && subscribed(c.events, event.name))
-        .map((c) => ({ organizationId: event.organizationId, connectorId: c.id, eventId: event.id }))
-    )
-    for (const chunk of chunksOf(queued, 500)) yield* sql`insert into webhook_queue ${sql.insert(chunk)}`
+    const connectors = yield* sql`select id, organization_id, events from connectors`.pipe(Effect.flatMap(Schema.decodeUnknown(SubscriptionRows)))
+    for (const chunk of chunksOf(queuedDeliveries(pending, connectors), 500)) yield* sql`insert into webhook_queue ${sql.insert(chunk)}`
   }
 
   for (const index of ["events_pending", "events_pending_org", "events_pending_claims", "events_pending_holder"]) {
