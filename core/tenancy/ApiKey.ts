@@ -37,9 +37,10 @@ export interface ApiKeyRecord {
   readonly revokedAt: string | null
 }
 
+/** `expiresAt: null` is a key without an expiry, as the record shows it. */
 export const CreateApiKey = Schema.Struct({
   name: Name,
-  expiresAt: Schema.optional(DateTimeString)
+  expiresAt: Schema.optional(Schema.NullOr(DateTimeString))
 })
 
 /** `name` is the only editable field; `expiresAt` is accepted only when it equals the current one. */

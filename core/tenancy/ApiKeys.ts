@@ -14,7 +14,7 @@ import { now, tenantTransaction } from "../shared/Tenant.js"
 export class ApiKeys extends Context.Tag("catalog/ApiKeys")<ApiKeys, {
   readonly list: Effect.Effect<ReadonlyArray<ApiKey>, never, CurrentTenant>
   readonly create: (
-    input: { readonly name: string; readonly expiresAt?: string | undefined }
+    input: { readonly name: string; readonly expiresAt?: string | null | undefined }
   ) => Effect.Effect<CreatedApiKey, ValidationFailed, CurrentTenant>
   readonly rename: (id: string, input: RenameApiKey) => Effect.Effect<ApiKey, NotFound | ValidationFailed, CurrentTenant>
   readonly revoke: (id: string) => Effect.Effect<ApiKey, NotFound, CurrentTenant>
@@ -60,13 +60,11 @@ export const makeApiKeys = Effect.gen(function*() {
     return rows.map((r) => toApiKey(r, at))
   })
 
-  const create = (input: { readonly name: string; readonly expiresAt?: string | undefined }) =>
+  const create = (input: { readonly name: string; readonly expiresAt?: string | null | undefined }) =>
     Effect.gen(function*() {
       const at = yield* now
-      const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString()
-      if (expiresAt !== null && expiresAt <= at) {
-        return yield* ValidationFailed.one(["expiresAt"], "must be in the future", "expired")
-      }
+      // A past instant is taken as given: the key is created expired, and refused on use.
+      const expiresAt = input.expiresAt == null ? null : new Date(input.expiresAt).toISOString()
       const plaintext = KEY_PREFIX + (yield* crypto.randomToken(32))
       const record = yield* inTenant((organizationId) =>
         Effect.gen(function*() {

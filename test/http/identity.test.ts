@@ -310,10 +310,15 @@ describe("API keys", () => {
     expect((await host.request("GET", "/v1/me", { auth: expiring.key })).status).toBe(401)
   })
 
-  it("refuses an expiry in the past", async () => {
+  it("creates a key whose expiry has passed as expired, refused on use, and takes a null expiry as none", async () => {
     const t = await host.tenant()
-    const r = await t.sreq("POST", "/v1/api-keys", { body: { name: "old", expiresAt: "2001-01-01T00:00:00Z" } })
-    expect(r.status).toBe(422)
+    const past = await t.sreq("POST", "/v1/api-keys", { body: { name: "old", expiresAt: "2001-01-01T00:00:00Z" } })
+    expect([past.status, past.json.status, past.json.expiresAt]).toEqual([201, "expired", "2001-01-01T00:00:00.000Z"])
+    expect((await host.request("GET", "/v1/me", { auth: past.json.key })).status).toBe(401)
+    const open = await t.sreq("POST", "/v1/api-keys", { body: { name: "open", expiresAt: null } })
+    expect([open.status, open.json.status, open.json.expiresAt]).toEqual([201, "active", null])
+    expect((await host.request("GET", "/v1/me", { auth: open.json.key })).status).toBe(200)
+    expect((await t.sreq("POST", "/v1/api-keys", { body: { name: "bad", expiresAt: "tomorrow" } })).status).toBe(422)
   })
 
   it("answers another organization's key ids with 404 and never lists them", async () => {
