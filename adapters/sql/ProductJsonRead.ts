@@ -26,16 +26,18 @@ const FIELDS: ReadonlyArray<readonly [field: string, column: string, kind: "valu
 /**
  * The product as one JSON string assembled by the database, with `extra` fields (name and
  * JSON expression) after its own. `quote` makes a column's value JSON text (a string quoted,
- * NULL as `null`); `json` passes a JSON column's text through.
+ * NULL as `null`); `json` passes a JSON column's text through. Every part is text, never
+ * NULL, so `concat`, which builds the string once where each `||` copies it, joins the same.
  */
 const productJson = (
   quote: (column: string) => string,
   json: (column: string) => string,
   extra: ReadonlyArray<readonly [field: string, expression: string]>
 ) =>
+  "concat(" +
   [...FIELDS.map(([field, column, kind]) => [field, kind === "json" ? json(column) : quote(column)] as const), ...extra]
-    .map(([field, expression], i) => `'${i === 0 ? "{" : ","}"${field}":' || ${expression}`)
-    .join(" || ") + " || '}'"
+    .map(([field, expression], i) => `'${i === 0 ? "{" : ","}"${field}":', ${expression}`)
+    .join(", ") + ", '}')"
 
 /** The category ids of product `p` in position order, as a JSON array. */
 export const categoryIdsJson = (sql: SqlClient.SqlClient) =>
