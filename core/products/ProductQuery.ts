@@ -82,7 +82,7 @@ const pageFields = {
   sortAttribute: Schema.optional(NonEmptyString),
   sortDir: Schema.optional(Schema.Literal("asc", "desc")),
   limit: Schema.optional(IntParam(1, 200, "must be an integer from 1 to 200")),
-  offset: Schema.optional(IntParam(0, Number.MAX_SAFE_INTEGER, "must be an integer >= 0")),
+  offset: Schema.optional(IntParam(0, Number.MAX_SAFE_INTEGER, "must be an integer from 0 to 9007199254740991")),
   withTotal: Schema.optional(BooleanParam)
 }
 
