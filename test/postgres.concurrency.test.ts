@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ownerConnection } from "./support/OwnerConnection.js"
 import { postgresAvailable } from "./support/Postgres.js"
 import { postgresDatabase, type TestDatabase } from "./support/TestDatabase.js"
 import { startTestHost, type TestHost, type TestTenant } from "./support/TestHost.js"
@@ -182,5 +183,47 @@ describe.runIf(available)("postgres: concurrent requests", () => {
       const gone = await t.req("GET", `/v1/categories/${shelf.json.id}`)
       expect(gone.status).toBe(404)
     }
+  }, 60_000)
+
+  it("writes a bulk item for a product on what the product holds when an earlier item for it was refused as written", async () => {
+    const [p0, p1, h0, h1] = await Promise.all(["Kept", "Dropped", "Holder", "Other holder"].map((name) => product(name, { tags: ["orig"] })))
+    const [kept, dropped] = [p0!.json, p1!.json]
+    // Another process holds two slugs without having committed: the batch finds them free when it
+    // plans, and then waits on them while writing, until that process commits and they are taken.
+    const owner = ownerConnection(db.url)
+    try {
+      const commit = await owner.hold((sql) =>
+        sql`update products set slug = case id when ${h0!.json.id} then 'hot-0' else 'hot-1' end where id in (${h0!.json.id}, ${h1!.json.id})`
+      )
+      const bulk = t.req("POST", "/v1/products/bulk", {
+        body: {
+          items: [
+            { op: "update", id: kept.id, slug: "hot-0", tags: ["refused"], status: "archived" },
+            { op: "update", id: kept.id, name: "Kept, renamed" },
+            { op: "update", id: dropped.id, slug: "hot-1", name: "Refused name" },
+            { op: "delete", id: dropped.id }
+          ]
+        }
+      })
+      for (let waited = 0; ; waited++) {
+        const rows = await db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")
+        if (Number(rows[0]?.n) > 0) break
+        if (waited > 200) throw new Error("the batch never waited for the held slug")
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+      await commit()
+      const results = (await bulk).json.results as ReadonlyArray<{ ok: boolean; error?: { code: string; message: string } }>
+      expect(results.map((r) => (r.ok ? "ok" : r.error?.code))).toEqual(["conflict", "ok", "conflict", "ok"])
+      expect(results[0]!.error?.message).toBe("product slug hot-0 is taken")
+    } finally {
+      await owner.close()
+    }
+    const after = (await t.req("GET", `/v1/products/${kept.id}`)).json
+    expect([after.name, after.slug, after.tags, after.status]).toEqual(["Kept, renamed", kept.slug, ["orig"], kept.status])
+    const events = async (id: string) =>
+      ((await t.req("GET", `/v1/audit-log?entity_id=${id}`)).json.data as ReadonlyArray<{ name: string; payload: unknown }>)
+        .map((e) => [e.name, e.payload])
+    expect(await events(kept.id)).toEqual([["product.updated", { changed_fields: ["name"] }], ["product.created", { slug: kept.slug }]])
+    expect(await events(dropped.id)).toEqual([["product.deleted", { slug: dropped.slug }], ["product.created", { slug: dropped.slug }]])
   }, 60_000)
 })

@@ -58,9 +58,18 @@ const decodeItem = (item: unknown, index: number, newId: string): Either.Either<
 
 type Step =
   | { readonly op: "create"; readonly index: number; readonly write: ProductWrite; readonly input: CreateProduct }
-  | { readonly op: "update"; readonly index: number; readonly write: ProductWrite; readonly changedFields: ReadonlyArray<string> }
+  | {
+    readonly op: "update"
+    readonly index: number
+    readonly write: ProductWrite
+    readonly changedFields: ReadonlyArray<string>
+    /** The product as the item was planned on: as stored, or as the batch's earlier items leave it. */
+    readonly base: ProductRecord
+    readonly patch: UpdateProduct
+  }
   | { readonly op: "delete"; readonly index: number; readonly product: ProductRecord }
 type CreateStep = Extract<Step, { op: "create" }>
+type UpdateStep = Extract<Step, { op: "update" }>
 
 export interface BulkDeps {
   readonly planContext: (needs: PlanNeeds) => Effect.Effect<PlanContext>
@@ -147,7 +156,7 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       if (Either.isLeft(planned)) fail(d.index, planned.left)
       else {
         state.set(d.id, planned.right.write.product)
-        steps.push({ op: "update", index: d.index, write: planned.right.write, changedFields: planned.right.changedFields })
+        steps.push({ op: "update", index: d.index, write: planned.right.write, changedFields: planned.right.changedFields, base: current, patch: d.patch })
       }
     }
 
@@ -175,6 +184,36 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
           else done.add(c.index)
         }
       })
+    // Each item was planned on the product as the items before it leave it. One refused when
+    // written (a slug a concurrent write took) leaves the product as it was, so the items after
+    // it for that product are planned again on what the product holds: they write, and announce,
+    // their own changes, never the refused item's.
+    const written = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
+    const replace = (from: Step, to: Step) => {
+      steps[steps.indexOf(from)] = to
+    }
+    const update = (planned: UpdateStep) =>
+      Effect.gen(function*() {
+        const current = written.get(planned.base.id)
+        let s = planned
+        if (current !== planned.base) {
+          if (current === undefined || current === null) return fail(s.index, new NotFound({ entity: "product", id: planned.base.id }))
+          const again = planUpdate(context, current, planned.patch)
+          if (Either.isLeft(again)) return fail(s.index, again.left)
+          s = { ...planned, base: current, write: again.right.write, changedFields: again.right.changedFields }
+          replace(planned, s)
+        }
+        if (s.changedFields.length > 0) {
+          const r = yield* Effect.either(deps.nestedTransaction(repo.update(s.write)))
+          if (Either.isLeft(r)) {
+            // The product keeps its slug: taken again for the items after it.
+            context.slugs.claim(s.base.slug)
+            return fail(s.index, r.left)
+          }
+        }
+        written.set(s.base.id, s.write.product)
+        done.add(s.index)
+      })
     let creates: Array<CreateStep> = []
     for (const s of [...steps]) {
       if (s.op === "create") {
@@ -184,15 +223,12 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       if (creates.length > 0) yield* insertAll(creates)
       creates = []
       if (s.op === "update") {
-        if (s.changedFields.length === 0) {
-          done.add(s.index)
-          continue
-        }
-        const r = yield* Effect.either(deps.nestedTransaction(repo.update(s.write)))
-        if (Either.isLeft(r)) fail(s.index, r.left)
-        else done.add(s.index)
+        yield* update(s)
       } else {
+        const current = written.get(s.product.id)
+        if (current !== undefined && current !== null && current !== s.product) replace(s, { ...s, product: current })
         yield* repo.delete(organizationId, s.product.id)
+        written.set(s.product.id, null)
         done.add(s.index)
       }
     }
