@@ -269,6 +269,61 @@ describe.runIf(available)("postgres row-level security", () => {
         expect(owned).toEqual([])
       }))
 
+    it.effect("refuses in the database a record that names another organization's record, whatever the application checks", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        // Every key from one tenant record to another carries the organization: on its own, or beside a key on the id alone.
+        const keys = yield* sql`select c.conrelid::regclass::text as tbl, c.confrelid::regclass::text as refs,
+            array(select a.attname::text from unnest(c.conkey) with ordinality k(attnum, ord)
+              join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum order by k.ord) as cols
+          from pg_constraint c where c.contype = 'f' and c.connamespace = current_schema()::regnamespace`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ tbl: Schema.String, refs: Schema.String, cols: Schema.Array(Schema.String) }))))
+        )
+        const guarded = (k: (typeof keys)[number]) =>
+          k.cols.includes("organization_id") ||
+          keys.some((o) => o.tbl === k.tbl && o.refs === k.refs && o.cols.join() === ["organization_id", ...k.cols].join())
+        expect(keys.filter((k) => !["organizations", "users"].includes(k.refs) && !guarded(k)).map((k) => `${k.tbl} (${k.cols}) -> ${k.refs}`)).toEqual([])
+        expect(keys.filter((k) => k.tbl === "products").length).toBeGreaterThan(2)
+
+        const orgs = ["01900000-0000-7000-8000-0000000001a0", "01900000-0000-7000-8000-0000000001b0"] as const
+        const ids = (i: number) => ({
+          family: `01900000-0000-7000-8000-0000000001${i}1`,
+          brand: `01900000-0000-7000-8000-0000000001${i}2`,
+          category: `01900000-0000-7000-8000-0000000001${i}3`,
+          product: `01900000-0000-7000-8000-0000000001${i}4`
+        })
+        for (const [i, id] of orgs.entries()) {
+          const own = ids(i)
+          yield* sql`insert into organizations ${sql.insert({ id, name: `Keys ${i}`, slug: `keys-${i}`, createdAt: "t", updatedAt: "t" })}`
+          yield* sql`insert into attribute_families ${sql.insert({ id: own.family, organizationId: id, code: "f", entityKind: "product", label: "{}", createdAt: "t", updatedAt: "t" })}`
+          yield* sql`insert into brands ${sql.insert({ id: own.brand, organizationId: id, name: "B", nameKey: "b", slug: "b", attributes: "{}", createdAt: "t", updatedAt: "t" })}`
+          yield* sql`insert into categories ${sql.insert({ id: own.category, organizationId: id, name: "C", nameKey: "c", slug: "c", position: 0, attributes: "{}", createdAt: "t", updatedAt: "t" })}`
+          yield* sql`insert into products ${
+            sql.insert({ id: own.product, organizationId: id, familyId: own.family, name: "P", slug: "p", status: "draft", attributes: "{}", tags: "[]", searchText: " p ", createdAt: "t", updatedAt: "t" })
+          }`
+        }
+        const [a, b] = [ids(0), ids(1)]
+        const refused = (statement: Effect.Effect<unknown, unknown>) =>
+          Effect.map(Effect.exit(uow.tenant(orgs[0], statement)), (exit) => {
+            if (Exit.isSuccess(exit)) return "written"
+            const defect = Cause.squash(exit.cause)
+            return defect instanceof SqlError ? (defect.cause as { code?: string }).code : String(defect)
+          })
+        const link = (categoryId: string) => sql`insert into product_categories ${sql.insert({ organizationId: orgs[0], productId: a.product, categoryId, position: 0, familyId: a.family, status: "draft" })}`
+        // The organization's own records can be named; the other's cannot (23503, a foreign key), though row-level security lets the statement run.
+        expect(yield* refused(sql`update products set brand_id = ${b.brand} where id = ${a.product}`)).toBe("23503")
+        expect(yield* refused(sql`update products set family_id = ${b.family} where id = ${a.product}`)).toBe("23503")
+        expect(yield* refused(sql`update categories set parent_id = ${b.category} where id = ${a.category}`)).toBe("23503")
+        expect(yield* refused(link(b.category))).toBe("23503")
+        expect(yield* refused(sql`update products set brand_id = ${a.brand} where id = ${a.product}`)).toBe("written")
+        expect(yield* refused(link(a.category))).toBe("written")
+        // Deleting a brand still clears it from its products.
+        yield* uow.tenant(orgs[0], sql`delete from brands where id = ${a.brand}`)
+        const brandIds = yield* sql`select brand_id from products where id = ${a.product}`
+        expect(brandIds).toEqual([{ brandId: null }])
+      }))
+
     it.effect("lists every JSON, boolean and 64-bit integer column of the tenant tables for the export, and no other", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient

@@ -27,6 +27,7 @@ import searchTextWords from "./0030_search_text_words.js"
 import plainLetters from "./0031_plain_letters.js"
 import auditActions from "./0032_audit_actions.js"
 import webhookQueue from "./0033_webhook_queue.js"
+import tenantForeignKeys from "./0034_tenant_foreign_keys.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -58,5 +59,6 @@ export const migrations = {
   "30_search_text_words": searchTextWords,
   "31_plain_letters": plainLetters,
   "32_audit_actions": auditActions,
-  "33_webhook_queue": webhookQueue
+  "33_webhook_queue": webhookQueue,
+  "34_tenant_foreign_keys": tenantForeignKeys
 }
