@@ -237,6 +237,10 @@ describe("media over HTTP", () => {
     expect([raw.status, raw.json.filename, raw.json.warnings.map((w: { path: unknown; code: string }) => [w.path, w.code])])
       .toEqual([201, "a.txt", [[["file"], "filename_changed"]]])
     expect(raw.json.warnings.every((w: { message: unknown }) => typeof w.message === "string" && w.message.length > 0)).toBe(true)
+    // curl and fetch send a tab or another control character in the quoted name as it is.
+    const controlled = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a\tb\u0001c.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
+    const tabbed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: controlled, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+    expect([tabbed.status, tabbed.json.filename, tabbed.json.warnings?.map((w: { code: string }) => w.code)]).toEqual([201, "abc.txt", ["filename_changed"]])
     // The record read back is the media alone.
     expect((await t.req("GET", `/v1/media/${raw.json.id}`)).json.warnings).toBeUndefined()
   })

@@ -139,9 +139,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 /** A part's header block in the form the parser reads as the client meant it. */
 const rewriteHeaderBlock = (block: Buffer): Buffer => withFileType(withEncodedFilename(block))
 
-/** A header block with a non-ASCII quoted file name, its name as `filename*`. */
+/**
+ * A header block with a quoted file name the parser would not read, its name as `filename*`:
+ * one holding non-ASCII text, or a control character (a tab, say), which the parser refuses in
+ * a quoted parameter while curl and fetch send it as it is.
+ */
 const withEncodedFilename = (block: Buffer): Buffer => {
-  if (!block.some((byte) => byte > 0x7f)) return block
+  if (!block.some((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0d && byte !== 0x0a))) return block
   let text: string
   try {
     text = utf8.decode(block)
@@ -152,7 +156,7 @@ const withEncodedFilename = (block: Buffer): Buffer => {
     if (!/^content-disposition:/i.test(line) || /;\s*filename\*=/i.test(line)) return line
     // Backslashes stay, as the parser keeps them in a Latin-1 name: they separate directories.
     return line.replace(FILENAME_PARAM, (param, name: string) =>
-      /[^\x00-\x7f]/.test(name) ? `; filename*=UTF-8''${percentEncode(Array.from(name).slice(-MAX_NAME).join(""))}` : param)
+      /[^\x20-\x7e]/.test(name) ? `; filename*=UTF-8''${percentEncode(Array.from(name).slice(-MAX_NAME).join(""))}` : param)
   })
   return Buffer.from(lines.join("\r\n"))
 }
