@@ -120,6 +120,8 @@ export const makeMediaLibrary = Effect.gen(function*() {
       } = {}
       const fields: Record<string, string> = {}
       const consume = Stream.runForEach(parts, (part): Effect.Effect<void, E | ValidationFailed | TooLarge> => {
+        // A part without a name (no Content-Disposition, or one without `name`) has the empty key.
+        if (part.key === "") return ValidationFailed.one([], "every part needs a name: file, alt or position", "unrecognized_key")
         if (part._tag === "Field") {
           if (!FIELDS.has(part.key)) return ValidationFailed.one([part.key], `unknown field ${part.key}`, "unrecognized_key")
           if (part.key in fields) return ValidationFailed.one([part.key], `${part.key} is sent twice`, "duplicate_field")

@@ -237,6 +237,10 @@ describe("media over HTTP", () => {
     expect([raw.status, raw.json.filename, raw.json.warnings.map((w: { path: unknown; code: string }) => [w.path, w.code])])
       .toEqual([201, "a.txt", [[["file"], "filename_changed"]]])
     expect(raw.json.warnings.every((w: { message: unknown }) => typeof w.message === "string" && w.message.length > 0)).toBe(true)
+    // A part that names nothing is refused as such, not as a field of the empty name.
+    const nameless = ["--XyZ", "Content-Type: text/plain", "", "hello", "--XyZ--", ""].join("\r\n")
+    const unnamed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: nameless, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+    expect([unnamed.status, unnamed.json.error.details.issues]).toEqual([422, [{ path: [], message: "every part needs a name: file, alt or position", code: "unrecognized_key" }]])
     // curl and fetch send a tab or another control character in the quoted name as it is.
     const controlled = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a\tb\u0001c.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
     const tabbed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: controlled, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
