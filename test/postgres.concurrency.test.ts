@@ -186,22 +186,32 @@ describe.runIf(available)("postgres: concurrent requests", () => {
   }, 60_000)
 
   it("writes a bulk item for a product on what the product holds when an earlier item for it was refused as written", async () => {
-    const [p0, p1, h0, h1] = await Promise.all(["Kept", "Dropped", "Holder", "Other holder"].map((name) => product(name, { tags: ["orig"] })))
-    const [kept, dropped] = [p0!.json, p1!.json]
-    // Another process holds two slugs without having committed: the batch finds them free when it
-    // plans, and then waits on them while writing, until that process commits and they are taken.
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "rated_lamps", label: { en: "Rated lamps" } } })
+    const watts = await t.req("POST", "/v1/attributes", { body: { code: "watts", label: { en: "Watts" }, type: "number", requirement: "required" } })
+    expect((await t.req("POST", `/v1/attribute-families/${family.json.id}/attributes`, { body: { attributeId: watts.json.id } })).status).toBe(201)
+    const rated = (name: string) =>
+      t.req("POST", "/v1/products", { body: { familyId: family.json.id, name, tags: ["orig"], attributes: { watts: [{ locale: null, channel: null, value: 40 }] } } })
+    const [p0, p1, p2, ...holders] = await Promise.all(["Kept", "Dropped", "Rated", "Holder", "Other holder", "Third holder"].map(rated))
+    const [kept, dropped, third] = [p0!.json, p1!.json, p2!.json]
+    // Another process holds three slugs without having committed: the batch finds them free when
+    // it plans, and then waits on them while writing, until that process commits and they are taken.
     const owner = ownerConnection(db.url)
     try {
       const commit = await owner.hold((sql) =>
-        sql`update products set slug = case id when ${h0!.json.id} then 'hot-0' else 'hot-1' end where id in (${h0!.json.id}, ${h1!.json.id})`
+        sql`update products set slug = 'hot-' || (array_position(${holders.map((h) => h!.json.id)}::uuid[], id) - 1) where id in ${sql.in(holders.map((h) => h!.json.id))}`
       )
       const bulk = t.req("POST", "/v1/products/bulk", {
         body: {
           items: [
             { op: "update", id: kept.id, slug: "hot-0", tags: ["refused"], status: "archived" },
-            { op: "update", id: kept.id, name: "Kept, renamed" },
+            // Its plan claimed the slug it asks for: planned again, the slug is still free for it.
+            { op: "update", id: kept.id, name: "Kept, renamed", slug: "kept-renamed" },
             { op: "update", id: dropped.id, slug: "hot-1", name: "Refused name" },
-            { op: "delete", id: dropped.id }
+            { op: "delete", id: dropped.id },
+            // Planned on the refused removal, the activation would lack its watts; and the slug it
+            // asks for, which its own plan claimed, is free.
+            { op: "update", id: third.id, slug: "hot-2", attributes: { watts: [{ locale: null, channel: null, value: null }] } },
+            { op: "update", id: third.id, slug: "rated-free", status: "active" }
           ]
         }
       })
@@ -213,17 +223,39 @@ describe.runIf(available)("postgres: concurrent requests", () => {
       }
       await commit()
       const results = (await bulk).json.results as ReadonlyArray<{ ok: boolean; error?: { code: string; message: string } }>
-      expect(results.map((r) => (r.ok ? "ok" : r.error?.code))).toEqual(["conflict", "ok", "conflict", "ok"])
+      expect(results.map((r) => (r.ok ? "ok" : r.error?.code))).toEqual(["conflict", "ok", "conflict", "ok", "conflict", "ok"])
       expect(results[0]!.error?.message).toBe("product slug hot-0 is taken")
     } finally {
       await owner.close()
     }
     const after = (await t.req("GET", `/v1/products/${kept.id}`)).json
-    expect([after.name, after.slug, after.tags, after.status]).toEqual(["Kept, renamed", kept.slug, ["orig"], kept.status])
+    expect([after.name, after.slug, after.tags, after.status]).toEqual(["Kept, renamed", "kept-renamed", ["orig"], kept.status])
+    const activated = (await t.req("GET", `/v1/products/${third.id}`)).json
+    expect([activated.slug, activated.status, activated.attributes.watts]).toEqual(["rated-free", "active", [{ locale: null, channel: null, value: 40 }]])
     const events = async (id: string) =>
       ((await t.req("GET", `/v1/audit-log?entity_id=${id}`)).json.data as ReadonlyArray<{ name: string; payload: unknown }>)
         .map((e) => [e.name, e.payload])
-    expect(await events(kept.id)).toEqual([["product.updated", { changed_fields: ["name"] }], ["product.created", { slug: kept.slug }]])
+    expect(await events(kept.id)).toEqual([["product.updated", { changed_fields: ["name", "slug"] }], ["product.created", { slug: kept.slug }]])
     expect(await events(dropped.id)).toEqual([["product.deleted", { slug: dropped.slug }], ["product.created", { slug: dropped.slug }]])
+    expect(await events(third.id)).toEqual([["product.updated", { changed_fields: ["slug", "status"] }], ["product.created", { slug: third.slug }]])
+  }, 60_000)
+
+  it("renames products of batches racing for the same slugs, in orders of their own, without a deadlock: each slug taken once, every other item a conflict", async () => {
+    const before = await deadlocks()
+    const slugs = Array.from({ length: 10 }, (_, i) => `raced-${i}`)
+    const batches = await Promise.all(Array.from({ length: 6 }, async (_, b) =>
+      Promise.all(slugs.map((_, i) => product(`Racer ${b}-${i}`)))
+    ))
+    const answers = await Promise.all(batches.map((created, b) =>
+      t.req("POST", "/v1/products/bulk", {
+        body: { items: shuffled(slugs, b + 1).map((slug, i) => ({ op: "update", id: created[i]!.json.id, slug })) }
+      })
+    ))
+    expect(answers.map((a) => a.status)).toEqual(batches.map(() => 200))
+    const won = answers.flatMap((a) => (a.json.results as ReadonlyArray<{ ok: boolean; error?: { code: string } }>).map((r) => (r.ok ? "ok" : r.error?.code)))
+    expect([won.filter((r) => r === "ok").length, won.filter((r) => r !== "ok" && r !== "conflict")]).toEqual([slugs.length, []])
+    expect(await Promise.all(slugs.map(slugsOf))).toEqual(slugs.map(() => 1))
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(await deadlocks()).toBe(before)
   }, 60_000)
 })

@@ -7,7 +7,7 @@ import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors
 import { Uuid } from "../shared/Fields.js"
 import { validationFailedOf } from "../shared/ParseIssues.js"
 import { CreateProduct, type ProductRecord, UpdateProduct } from "./Product.js"
-import { generatedSlugs, type PlanContext, type PlanNeeds, planCreate, planUpdate } from "./ProductPlan.js"
+import { generatedSlugs, type PlanContext, type PlanNeeds, planCreate, planUpdate, SlugBook } from "./ProductPlan.js"
 import { ProductRepository, type ProductWrite } from "./ProductRepository.js"
 
 export const MAX_BULK_ITEMS = 500
@@ -61,15 +61,16 @@ type Step =
   | {
     readonly op: "update"
     readonly index: number
-    readonly write: ProductWrite
-    readonly changedFields: ReadonlyArray<string>
     /** The product as the item was planned on: as stored, or as the batch's earlier items leave it. */
     readonly base: ProductRecord
     readonly patch: UpdateProduct
+    /** What planning made of the item: refused ones are kept too, as an earlier refusal may change them. */
+    readonly plan: Either.Either<PlannedUpdate, BulkError>
   }
   | { readonly op: "delete"; readonly index: number; readonly product: ProductRecord }
 type CreateStep = Extract<Step, { op: "create" }>
 type UpdateStep = Extract<Step, { op: "update" }>
+type PlannedUpdate = { readonly write: ProductWrite; readonly changedFields: ReadonlyArray<string> }
 
 export interface BulkDeps {
   readonly planContext: (needs: PlanNeeds) => Effect.Effect<PlanContext>
@@ -83,6 +84,12 @@ export interface BulkDeps {
   readonly nestedTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Holds the products the batch updates or deletes against other writers (see `UnitOfWork.lock`). */
   readonly lock: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+  /**
+   * Holds the slugs the batch may write against other batches, taken after the products: two
+   * batches renaming products to the same slugs in different orders would otherwise wait on
+   * each other's uncommitted slugs in a cycle. The second one plans once the first committed.
+   */
+  readonly holdSlugs: (slugs: ReadonlyArray<string>) => Effect.Effect<void>
   readonly newId: Effect.Effect<string>
 }
 
@@ -120,17 +127,19 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
     const existing = targeted.length === 0 ? [] : yield* repo.findByIds(organizationId, [...new Set(targeted)])
     const state = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
 
+    const slugs = decoded.flatMap((d) =>
+      d.op === "create"
+        ? d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)
+        : d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []
+    )
+    yield* deps.holdSlugs(slugs)
     const context = yield* deps.planContext({
       ...references,
       familyIds: [
         ...decoded.flatMap((d) => (d.op === "create" ? [d.input.familyId] : d.op === "update" && d.patch.familyId ? [d.patch.familyId] : [])),
         ...existing.map((p) => p.familyId)
       ],
-      slugs: decoded.flatMap((d) =>
-        d.op === "create"
-          ? d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)
-          : d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []
-      )
+      slugs
     })
 
     const steps: Array<Step> = []
@@ -152,12 +161,9 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
         steps.push({ op: "delete", index: d.index, product: current })
         continue
       }
-      const planned = planUpdate(context, current, d.patch)
-      if (Either.isLeft(planned)) fail(d.index, planned.left)
-      else {
-        state.set(d.id, planned.right.write.product)
-        steps.push({ op: "update", index: d.index, write: planned.right.write, changedFields: planned.right.changedFields, base: current, patch: d.patch })
-      }
+      const plan = planUpdate(context, current, d.patch)
+      if (Either.isRight(plan)) state.set(d.id, plan.right.write.product)
+      steps.push({ op: "update", index: d.index, base: current, patch: d.patch, plan })
     }
 
     // In item order, so that a slug an item frees is free for the items after it; creates
@@ -186,8 +192,9 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
       })
     // Each item was planned on the product as the items before it leave it. One refused when
     // written (a slug a concurrent write took) leaves the product as it was, so the items after
-    // it for that product are planned again on what the product holds: they write, and announce,
-    // their own changes, never the refused item's.
+    // it for that product, refused by planning or not, are planned again on what the product
+    // holds: they write, and announce, their own changes, never the refused item's. Their slugs
+    // are then left to the unique index, as the batch's book holds what the first plans claimed.
     const written = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
     const replace = (from: Step, to: Step) => {
       steps[steps.indexOf(from)] = to
@@ -195,24 +202,19 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
     const update = (planned: UpdateStep) =>
       Effect.gen(function*() {
         const current = written.get(planned.base.id)
-        let s = planned
-        if (current !== planned.base) {
-          if (current === undefined || current === null) return fail(s.index, new NotFound({ entity: "product", id: planned.base.id }))
-          const again = planUpdate(context, current, planned.patch)
-          if (Either.isLeft(again)) return fail(s.index, again.left)
-          s = { ...planned, base: current, write: again.right.write, changedFields: again.right.changedFields }
-          replace(planned, s)
+        const plan = current === planned.base
+          ? planned.plan
+          : current === undefined || current === null
+          ? Either.left(new NotFound({ entity: "product", id: planned.base.id }))
+          : planUpdate({ ...context, slugs: new SlugBook([]) }, current, planned.patch)
+        replace(planned, { ...planned, plan })
+        if (Either.isLeft(plan)) return fail(planned.index, plan.left)
+        if (plan.right.changedFields.length > 0) {
+          const r = yield* Effect.either(deps.nestedTransaction(repo.update(plan.right.write)))
+          if (Either.isLeft(r)) return fail(planned.index, r.left)
         }
-        if (s.changedFields.length > 0) {
-          const r = yield* Effect.either(deps.nestedTransaction(repo.update(s.write)))
-          if (Either.isLeft(r)) {
-            // The product keeps its slug: taken again for the items after it.
-            context.slugs.claim(s.base.slug)
-            return fail(s.index, r.left)
-          }
-        }
-        written.set(s.base.id, s.write.product)
-        done.add(s.index)
+        written.set(planned.base.id, plan.right.write.product)
+        done.add(planned.index)
       })
     let creates: Array<CreateStep> = []
     for (const s of [...steps]) {
@@ -237,11 +239,12 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
     const announced: Array<NewEvent> = []
     for (const s of steps) {
       if (!done.has(s.index)) continue
-      const id = s.op === "delete" ? s.product.id : s.write.product.id
+      const id = s.op === "delete" ? s.product.id : s.op === "update" ? s.base.id : s.write.product.id
       if (s.op === "create") {
         announced.push({ name: "product.created", entityType: "product", entityId: id, payload: { slug: s.write.product.slug } })
       } else if (s.op === "update") {
-        announced.push({ name: "product.updated", entityType: "product", entityId: id, payload: { changed_fields: s.changedFields } })
+        const changedFields = Either.isRight(s.plan) ? s.plan.right.changedFields : []
+        announced.push({ name: "product.updated", entityType: "product", entityId: id, payload: { changed_fields: changedFields } })
       } else if (s.op === "delete") {
         announced.push({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: s.product.slug } })
       }

@@ -326,6 +326,7 @@ export const makeProducts = Effect.gen(function*() {
                 Effect.zipRight(media.blobKeysOf(organizationId, deleteIds(items))),
                 Effect.flatMap((held) => Ref.set(keys, held))
               ),
+            holdSlugs: (slugs) => uow.lock("product-slug", slugs.map((slug) => `${organizationId}/${slug}`)),
             newId: crypto.uuid
           })
           return { keys: yield* Ref.get(keys), results }
