@@ -8,6 +8,16 @@ import { WebhookSender } from "./WebhookSender.js"
 
 /** Sends one event to one connector, once, and answers the attempt to log. */
 export const deliver = (connector: ConnectorRecord, event: CatalogEvent): Effect.Effect<Delivery, never, Crypto | WebhookSender> =>
+  Effect.map(attempt(connector, event), ({ delivery }) => delivery)
+
+/**
+ * `deliver`, and whether the receiver answered: a whole answer came back, whatever its status.
+ * A status followed by a stall (the body timed out) or a broken connection is no answer.
+ */
+export const attempt = (
+  connector: ConnectorRecord,
+  event: CatalogEvent
+): Effect.Effect<{ readonly delivery: Delivery; readonly answered: boolean }, never, Crypto | WebhookSender> =>
   Effect.gen(function*() {
     const crypto = yield* Crypto
     const sender = yield* WebhookSender
@@ -19,7 +29,7 @@ export const deliver = (connector: ConnectorRecord, event: CatalogEvent): Effect
     ))
     const [elapsed, outcome] = yield* Effect.timed(sent)
     const ok = outcome.error === null && outcome.status !== null && outcome.status >= 200 && outcome.status < 300
-    return {
+    const delivery: Delivery = {
       id: yield* crypto.uuid,
       eventId: event.id,
       eventName: event.name,
@@ -29,4 +39,5 @@ export const deliver = (connector: ConnectorRecord, event: CatalogEvent): Effect
       ok,
       error: outcome.error ?? (ok ? null : `HTTP ${outcome.status} is not a 2xx answer`)
     }
+    return { delivery, answered: outcome.status !== null && outcome.error === null }
   })

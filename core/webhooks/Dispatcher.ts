@@ -7,7 +7,7 @@ import { subscribed } from "../events/Subscription.js"
 import { Crypto } from "../shared/Crypto.js"
 import { toTimestamp } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
-import { deliver } from "./Deliver.js"
+import { attempt } from "./Deliver.js"
 import { makeFailureStreak } from "./FailureStreak.js"
 import { makeHoldOff } from "./HoldOff.js"
 import { WebhookSender } from "./WebhookSender.js"
@@ -26,6 +26,11 @@ export interface DispatcherOptions {
   readonly holdOff?: Duration.DurationInput
   /** The longest such wait; 5 minutes by default. */
   readonly maxHoldOff?: Duration.DurationInput
+  /**
+   * How long a fiber serves one connector before the rest of its claim goes back and the next
+   * claim passes it over, so that slow receivers take turns with the others; 30 s by default.
+   */
+  readonly slice?: Duration.DurationInput
 }
 
 /**
@@ -47,6 +52,9 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
     const concurrency = options.concurrency ?? 8
     const holder = yield* crypto.uuid
     const holdOff = makeHoldOff(options.holdOff ?? Duration.seconds(30), options.maxHoldOff ?? Duration.minutes(5))
+    const sliceMillis = Duration.toMillis(options.slice ?? Duration.seconds(30))
+    // Connectors whose slice ran out, passed over by the next claim: the others' turn.
+    let yielded = new Set<string>()
     const currentMillis = Effect.clockWith((c) => c.currentTimeMillis)
 
     const leaseUntil = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => ({
@@ -59,6 +67,7 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
         const organizationId = queued[0]?.event.organizationId
         if (organizationId === undefined) return
         const read = uow.system(connectors.findById(organizationId, connectorId))
+        const started = yield* currentMillis
         // Read again after each event sent, which may have taken seconds: the next goes only
         // to a connector still installed and subscribed to it.
         let installed = yield* read
@@ -85,23 +94,27 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
           // Once sent, an event is logged and taken off the queue before anything may stop us.
           const { answered, stillOurs } = yield* Effect.uninterruptible(
             Effect.gen(function*() {
-              const attempt = yield* deliver(connector, event).pipe(
+              const { answered, delivery } = yield* attempt(connector, event).pipe(
                 Effect.provideService(Crypto, crypto),
                 Effect.provideService(WebhookSender, sender)
               )
               const stillOurs = yield* uow.system(
                 Effect.zipRight(
-                  connectors.recordDelivery(organizationId, connectorId, attempt, DELIVERY_LOG_SIZE),
+                  connectors.recordDelivery(organizationId, connectorId, delivery, DELIVERY_LOG_SIZE),
                   outbox.complete(holder, [id])
                 )
               )
-              return { answered: attempt.status !== null, stillOurs }
+              return { answered, stillOurs }
             })
           )
           // Another dispatcher took the connector over after our lease ran out.
           if (!stillOurs) return
           if (holdOff.attempted(connectorId, answered, yield* currentMillis)) {
             // The rest waits in the queue, for this process once the hold-off ends, or for another.
+            return yield* uow.system(outbox.giveBack(holder, connectorId))
+          }
+          if (i < queued.length - 1 && (yield* currentMillis) - started >= sliceMillis) {
+            yielded.add(connectorId)
             return yield* uow.system(outbox.giveBack(holder, connectorId))
           }
           installed = yield* read
@@ -152,7 +165,11 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
       const claimed = fibers.withPermits(1)(
         Effect.flatMap(
           Effect.zip(leaseUntil, currentMillis),
-          ([{ now, until }, millis]) => uow.system(outbox.claim(holder, now, until, batchSize, holdOff.heldOff(millis)))
+          ([{ now, until }, millis]) => {
+            const passedOver = [...holdOff.heldOff(millis), ...yielded]
+            yielded = new Set()
+            return uow.system(outbox.claim(holder, now, until, batchSize, passedOver))
+          }
         )
       )
       // While claims fail (the database is down), the wait between attempts doubles.

@@ -389,6 +389,52 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(alive()).toBe(6)
         }))))
 
+    it.effect("holds off a connector whose receiver sends a status and then stalls, as one that never answers", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          const connectors = yield* Connectors
+          receiver.answer("/stalled", { stall: true })
+          const stalled = yield* install(tenant, receiver.url("/stalled"), ["brand.*"])
+          for (let i = 0; i < 5; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          const log = Effect.map(inTenant(tenant, connectors.deliveries(stalled.id, 50, 0)), (page) => page.data)
+          const sender = HttpWebhookSender.layer({ allowedPrivateAddresses: ["127.0.0.1/32"], timeoutMs: 150 })
+          yield* Effect.scoped(Effect.gen(function*() {
+            yield* Effect.forkScoped(runDispatcher({ pollInterval: "50 millis", holdOff: "1 hour" }).pipe(Effect.provide(sender)))
+            yield* eventually(Effect.map(log, (attempts) => attempts.length === 3))
+            yield* Effect.sleep("600 millis")
+            const attempts = yield* log
+            expect(attempts.map((a) => [a.status, a.ok, a.error])).toEqual([0, 1, 2].map(() => [200, false, "timed out after 150 ms"]))
+          }))
+          expect(yield* queued(organization.id)).toBe(2)
+        }))))
+
+    it.effect("serves a connector for one slice at a time, so that a slow receiver takes turns with the others on a busy dispatcher", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const crypto = yield* Crypto
+          const slow = yield* newTenant
+          const other = yield* newTenant
+          receiver.answer("/slow", { delayMs: 300 })
+          yield* install(slow.tenant, receiver.url("/slow"), ["brand.*"])
+          yield* install(other.tenant, receiver.url("/other"), ["brand.*"])
+          for (let i = 0; i < 5; i++) yield* write(slow.tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          const count = (path: string) => receiver.received.filter((r) => r.path === path).length
+          const slowSentFirst = yield* Effect.scoped(Effect.gen(function*() {
+            // One fiber: the other connector goes out only when the slow one gives its turn up.
+            yield* Effect.forkScoped(runDispatcher({ pollInterval: "50 millis", concurrency: 1, slice: "200 millis" }))
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/slow"))
+            yield* write(other.tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/other"))
+            const sent = count("/slow")
+            yield* eventually(Effect.map(queued(slow.organization.id), (n) => n === 0))
+            return sent
+          }))
+          expect(slowSentFirst).toBeLessThan(5)
+          expect(count("/slow")).toBe(5)
+        }))), 30_000)
+
     it.effect("lets a slow receiver hold up no other connector of its organization", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {

@@ -14,6 +14,8 @@ export interface Answer {
   readonly headers?: Record<string, string>
   readonly body?: string | Buffer
   readonly delayMs?: number
+  /** Sends the status and headers, then never the body. */
+  readonly stall?: boolean
 }
 
 export interface Receiver {
@@ -33,7 +35,8 @@ export const startReceiver = async (): Promise<Receiver> => {
   const waiters = new Set<() => void>()
   const respond = (res: ServerResponse, answer: Answer) => {
     res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers })
-    res.end(answer.body ?? "{\"received\":true}")
+    if (answer.stall === true) res.write("{")
+    else res.end(answer.body ?? "{\"received\":true}")
   }
   const server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
