@@ -187,8 +187,10 @@ export const planUpdate = (
     }
   }
   if (familyChanged && valuesKnown) {
-    // Values kept from the old family must suit the new one.
-    const recheck = ctx.checks.values(specs, values, ["attributes"])
+    // Values kept from the old family must suit the new one. Checked by code, so the issues come
+    // in one order whatever order the database keeps the stored object's keys in.
+    const byCode = Object.fromEntries(Object.keys(values).sort().map((code) => [code, values[code]]))
+    const recheck = ctx.checks.values(specs, byCode, ["attributes"])
     if (Either.isLeft(recheck)) {
       addIssues(issues, recheck.left)
       valuesKnown = false

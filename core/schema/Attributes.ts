@@ -174,6 +174,9 @@ export const makeAttributes = Effect.gen(function*() {
           const changed = (Object.keys(sent) as Array<keyof AttributeRecord>).filter((k) =>
             sent[k] !== undefined && !sameJson(merged[k], existing[k])
           )
+          // A new type stores the default as a value of that type is stored (a number as a
+          // decimal's string, an id lower-case), whether or not the default was sent again.
+          if (!changed.includes("defaultValue") && !sameJson(merged.defaultValue, existing.defaultValue)) changed.push("defaultValue")
           yield* services(emit({ name: "attribute.updated", entityType: "attribute", entityId: id, payload: { code: merged.code, changed_fields: changed } }))
           if (changed.length === 0) return toAttribute(existing)
           const at = yield* now

@@ -1,13 +1,14 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
 import { takenAs } from "../shared/Taken.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import type { CurrentTenant } from "../tenancy/Actor.js"
 import type { AttributeRecord, EntityKind } from "./Attribute.js"
 import { AttributeRepository } from "./AttributeRepository.js"
+import { AttributeValueStore, usageTotal } from "./AttributeValueStore.js"
 import { changeDefinitions } from "./DefinitionLock.js"
 import {
   type AttachAttribute,
@@ -70,6 +71,7 @@ const PROVISIONED_LABELS: Record<ProvisionedKind, string> = { category: "Categor
 export const makeFamilies = Effect.gen(function*() {
   const repo = yield* FamilyRepository
   const attributes = yield* AttributeRepository
+  const values = yield* AttributeValueStore
   const crypto = yield* Crypto
   const events = yield* EventLog
   const uow = yield* UnitOfWork
@@ -211,6 +213,20 @@ export const makeFamilies = Effect.gen(function*() {
     tenant((organizationId) =>
       Effect.gen(function*() {
         const family = yield* find(organizationId, id)
+        if (isProvisionedKind(family.entityKind)) {
+          // Categories (brands) name no family: this one governs them all, and its deletion
+          // would leave their values to none (the next write provisions it with a description alone).
+          // Held as a schema change is, so no write of such values runs beside the count.
+          yield* changeDefinitions(uow, organizationId)
+          const schema = yield* repo.schemaOf(organizationId, id)
+          let held = 0
+          for (const a of Option.match(schema, { onNone: () => [], onSome: (s) => s.attributes })) {
+            held += usageTotal(yield* values.usage(organizationId, family.entityKind, a.code))
+          }
+          if (held > 0) {
+            return yield* new Conflict({ message: `family ${family.code} is still used: ${family.entityKind} records hold ${held} values of its attributes` })
+          }
+        }
         // A concurrent deletion may have taken it since: that one answered and recorded it.
         if (!(yield* repo.delete(organizationId, id))) return yield* new NotFound({ entity: "attribute family", id })
         yield* familyEvent("family.deleted", family)

@@ -270,6 +270,35 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         }
       }))
 
+    it.effect("refuses to delete the category or brand family while one of them holds a value of its attributes", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const families = yield* Families
+          const attributes = yield* Attributes
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const outcomes = []
+          for (const entityKind of ["category", "brand"] as const) {
+            const family = (yield* families.provisioned(entityKind)).family
+            const seo = yield* attributes.create({ code: "seo", label: { en: "SEO" }, type: "text", entityKind })
+            yield* families.attach(family.id, { attributeId: seo.id })
+            const records = entityKind === "category" ? categories : brands
+            const made = yield* records.create({ name: "Held", attributes: { seo: val("kept") } })
+            const refused = yield* failureOf(families.delete(family.id))
+            const stillThere = (yield* records.get(made.id)).attributes
+            yield* records.update(made.id, { attributes: { seo: [{ locale: null, channel: null, value: null }] } })
+            yield* families.delete(family.id)
+            outcomes.push({ refused, stillThere, gone: yield* failureOf(families.get(family.id)) })
+          }
+          return outcomes
+        }))
+        for (const { refused, stillThere, gone } of result) {
+          expect(refused).toContain("Conflict")
+          expect(stillThere).toEqual({ seo: val("kept") })
+          expect(gone).toContain("NotFound")
+        }
+      }))
+
     it.effect("answers writes racing a brand's or category's deletion as if they came before it or after it", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Clock, Deferred, Effect, Fiber, type Layer, Option, Schema } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, type Layer, Option, Schema } from "effect"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
@@ -8,6 +8,7 @@ import { Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
+import { ValidationFailed } from "../../core/shared/Errors.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { catalogOver } from "../support/Catalog.js"
@@ -223,6 +224,25 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.refused).toContain("required_attribute_missing")
         expect([result.moved.status, result.renamed.status, result.archived.status, result.draft.status]).toEqual(["active", "active", "archived", "draft"])
         expect(result.tightened.requirementOverride).toBe("required")
+      }))
+
+    it.effect("lists the kept values a family change refuses by code, whatever order the database keeps them in", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const products = yield* Products
+          const from = yield* families.create({ code: "with_both", label: {} })
+          for (const code of ["zeta", "ab"]) {
+            const made = yield* attributes.create({ code, label: {}, type: "text" })
+            yield* families.attach(from.id, { attributeId: made.id })
+          }
+          const to = yield* families.create({ code: "with_neither", label: {} })
+          const p = yield* products.create({ familyId: from.id, name: "Both", attributes: { zeta: val("z"), ab: val("a") } })
+          const exit = yield* Effect.exit(products.update(p.id, { familyId: to.id }))
+          return Exit.isFailure(exit) ? Cause.squash(exit.cause) : exit.value
+        }))
+        expect(result instanceof ValidationFailed ? result.issues.map((i) => i.path.join(".")) : result).toEqual(["attributes.ab", "attributes.zeta"])
       }))
 
     it.effect("resolves values for a locale and channel, falling back to the null entries", () =>

@@ -64,6 +64,23 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("POST", "/v1/attribute-families", { body: { code: "cats", label: {}, entityKind: "category" } })).status).toBe(422)
   })
 
+  it("stores a kept default as the attribute's new type stores a value, and says it changed", async () => {
+    const t = await host.tenant()
+    const cases = [
+      { type: "number", to: "decimal", sent: 5, stored: "5" },
+      { type: "text", to: "reference", sent: "0190A0B1-0000-7000-8000-00000000ABCD", stored: "0190a0b1-0000-7000-8000-00000000abcd" },
+      { type: "text", to: "datetime", sent: "2024-01-01T10:00:00+02:00", stored: "2024-01-01T08:00:00Z" }
+    ]
+    for (const [i, c] of cases.entries()) {
+      const made = await t.req("POST", "/v1/attributes", { body: { code: `kept_${i}`, label: {}, type: c.type, defaultValue: c.sent } })
+      const retyped = await t.req("PATCH", `/v1/attributes/${made.json.id}`, { body: { type: c.to } })
+      expect([c.to, retyped.status, retyped.json.defaultValue]).toEqual([c.to, 200, c.stored])
+      expect((await t.req("GET", `/v1/attributes/${made.json.id}`)).json.defaultValue).toEqual(c.stored)
+      const [event] = (await t.req("GET", `/v1/audit-log?entity_id=${made.json.id}&action=updated`)).json.data
+      expect(event.payload.changed_fields).toEqual(["type", "defaultValue"])
+    }
+  })
+
   it("refuses a label keyed `__proto__` instead of answering success without it", async () => {
     const json = { "content-type": "application/json" }
     const refused = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown; code: string }) => [i.path, i.code])]
