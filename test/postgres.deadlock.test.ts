@@ -164,13 +164,12 @@ describe.runIf(available)("postgres deadlocks", () => {
         const runs = yield* Ref.make(0)
         const release = yield* Deferred.make<void>()
         const holding = yield* Deferred.make<void>()
-        // One batch waits for the held slug's row, the other for the first batch's hold on the slugs.
         const waiting = sql`select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-                            where a.datname = current_database() and l.locktype in ('transactionid', 'advisory') and not l.granted`.pipe(
+                            where a.datname = current_database() and l.locktype = 'transactionid' and not l.granted`.pipe(
           Effect.map((rows) => Number((rows[0] as { n: number }).n))
         )
-        // A third writer holds the slug in the middle until both batches wait, then rolls back: the
-        // batch that holds the slugs goes on past it, and the other plans once that one committed.
+        // A third writer holds the slug in the middle until both batches wait for it, then rolls back:
+        // each batch then holds the slug it inserted first, and goes on to the middle one and past it.
         const holder = uow.tenant(org, Effect.gen(function*() {
           yield* as(products.create({ familyId: family.id, name: "Held", slug: "lamp-m" }))
           yield* Deferred.succeed(holding, undefined)

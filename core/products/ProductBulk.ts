@@ -85,9 +85,10 @@ export interface BulkDeps {
   /** Holds the products the batch updates or deletes against other writers (see `UnitOfWork.lock`). */
   readonly lock: (ids: ReadonlyArray<string>) => Effect.Effect<void>
   /**
-   * Holds the slugs the batch may write against other batches, taken after the products: two
-   * batches renaming products to the same slugs in different orders would otherwise wait on
-   * each other's uncommitted slugs in a cycle. The second one plans once the first committed.
+   * Holds the slugs the batch renames products to against other batches, taken after the
+   * products: renames go in item order, so two batches renaming to the same slugs in different
+   * orders would otherwise wait on each other's uncommitted slugs in a cycle. The second one
+   * plans once the first committed. (Creates go in in slug order, which needs no hold.)
    */
   readonly holdSlugs: (slugs: ReadonlyArray<string>) => Effect.Effect<void>
   readonly newId: Effect.Effect<string>
@@ -132,7 +133,7 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
         ? d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)
         : d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []
     )
-    yield* deps.holdSlugs(slugs)
+    yield* deps.holdSlugs(decoded.flatMap((d) => (d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : [])))
     const context = yield* deps.planContext({
       ...references,
       familyIds: [

@@ -57,6 +57,19 @@ const DEFAULT_CAPS: Readonly<Record<FacetDimension, number>> = {
   tags: 30
 }
 
+/**
+ * A bulk batch holds the slugs it renames products to in at most this many groups per
+ * organization: a lock per slug would let concurrent batches fill Postgres' shared lock table
+ * (64 locks per connection by default) beside their product locks. Batches renaming many
+ * products then take turns; a few renames rarely share a group.
+ */
+const SLUG_GROUPS = 64
+const slugGroup = (slug: string): number => {
+  let hash = 0
+  for (let i = 0; i < slug.length; i++) hash = (hash * 31 + slug.charCodeAt(i)) | 0
+  return (hash >>> 0) % SLUG_GROUPS
+}
+
 const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly id: string } =>
   typeof item === "object" && item !== null && "op" in item && item.op === "delete" && "id" in item && typeof item.id === "string" &&
   isUuid(item.id)
@@ -326,7 +339,7 @@ export const makeProducts = Effect.gen(function*() {
                 Effect.zipRight(media.blobKeysOf(organizationId, deleteIds(items))),
                 Effect.flatMap((held) => Ref.set(keys, held))
               ),
-            holdSlugs: (slugs) => uow.lock("product-slug", slugs.map((slug) => `${organizationId}/${slug}`)),
+            holdSlugs: (slugs) => uow.lock("product-slug", [...new Set(slugs.map((slug) => `${organizationId}/${slugGroup(slug)}`))]),
             newId: crypto.uuid
           })
           return { keys: yield* Ref.get(keys), results }
