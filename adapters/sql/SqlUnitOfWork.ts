@@ -111,7 +111,29 @@ export const make = Effect.gen(function*() {
       )
       : Effect.dieMessage(`organization id ${JSON.stringify(organizationId)} is not a UUID`)
 
-  const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => asOutermost(dieOnSqlError(sql.withTransaction(effect))) as typeof effect
+  // SQLite, outermost: the transaction takes the file's write lock when it begins. Begun
+  // deferred, one that reads first (planning a bulk batch, exporting an organization) could not
+  // write once another process had committed since its first read, and ran again until the
+  // lock's 5 s were up while the other process kept committing: 503, though no one held the lock long.
+  const sqliteTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.scoped(Effect.gen(function*() {
+        const conn = yield* sql.reserve
+        yield* conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined)
+        const exit = yield* Effect.exit(restore(Effect.provideService(effect, SqlClient.TransactionConnection, [conn, 0])))
+        yield* conn.executeUnprepared(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK", [], undefined).pipe(
+          // A commit refused (the disk is full, say) leaves the transaction open: end it before failing.
+          Effect.tapErrorCause(() => Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined))),
+          Effect.orDie
+        )
+        return yield* exit
+      }))
+    )
+
+  const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+    const nested = dieOnSqlError(sql.withTransaction(effect))
+    return asOutermost(nested, isPostgres ? nested : dieOnSqlError(sqliteTransaction(effect))) as typeof effect
+  }
 
   // A write into an organization deleted since its credentials were resolved fails on the
   // organization's foreign key, run after run; that is told apart from a fault by looking for
@@ -127,7 +149,7 @@ export const make = Effect.gen(function*() {
 
   const tenant = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => {
     const nested = dieOnSqlError(sql.withTransaction(Effect.zipRight(Effect.orDie(enterTenant(organizationId)), effect)))
-    const outermost = isPostgres ? dieOnSqlError(postgresTenantTransaction(organizationId, effect)) : nested
+    const outermost = dieOnSqlError(isPostgres ? postgresTenantTransaction(organizationId, effect) : sqliteTransaction(effect))
     return asOutermost(nested, outermost, organizationGone(organizationId)) as typeof effect
   }
 
@@ -150,6 +172,9 @@ export const make = Effect.gen(function*() {
     // SQLite: BEGIN/COMMIT would cost more than the read itself, and a statement never sees
     // another's uncommitted writes (one connection, held by a transaction until it ends).
     read: (organizationId, effect) => sql.onDialectOrElse({ pg: () => tenant(organizationId, effect), orElse: () => effect }),
+    // SQLite: begun deferred, as a transaction that only reads never needs the write lock.
+    snapshot: (organizationId, effect) =>
+      isPostgres ? tenant(organizationId, effect) : asOutermost(dieOnSqlError(sql.withTransaction(effect))) as typeof effect,
     system,
     lock: (kind, ids) => advisory("pg_advisory_xact_lock", kind, ids),
     share: (kind, ids) => advisory("pg_advisory_xact_lock_shared", kind, ids)

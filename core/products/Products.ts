@@ -117,6 +117,8 @@ export const makeProducts = Effect.gen(function*() {
     Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, provide(f(t.organizationId))))
   const readInTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
     Effect.flatMap(CurrentTenant, (t) => uow.read(t.organizationId, f(t.organizationId)))
+  const snapshotInTenant = <A, E, R>(f: (organizationId: string) => Effect.Effect<A, E, R>) =>
+    Effect.flatMap(CurrentTenant, (t) => uow.snapshot(t.organizationId, provide(f(t.organizationId))))
 
   const orgDefaults = (organizationId: string) =>
     Effect.map(organizations.findById(organizationId), (row) =>
@@ -261,7 +263,7 @@ export const makeProducts = Effect.gen(function*() {
     query: ListProductsQuery,
     read: (...args: Parameters<ProductRepository["Type"]["list"]>) => Effect.Effect<ProductPage<A>>
   ) =>
-    inTenant((organizationId) =>
+    snapshotInTenant((organizationId) =>
       Effect.gen(function*() {
         const filter = yield* filterOf(organizationId, query)
         const sort = yield* sortOf(organizationId, query, filter)
@@ -296,7 +298,7 @@ export const makeProducts = Effect.gen(function*() {
       ))
 
   const facets = (query: FacetsQuery) =>
-    inTenant((organizationId) =>
+    snapshotInTenant((organizationId) =>
       Effect.gen(function*() {
         const filter = yield* filterOf(organizationId, query)
         // The sort is not used, but a query string the list refuses is refused here too.

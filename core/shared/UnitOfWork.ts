@@ -17,6 +17,12 @@ export class UnitOfWork extends Context.Tag("catalog/UnitOfWork")<UnitOfWork, {
    */
   readonly read: <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /**
+   * Runs reads that must agree with each other (a page and its total) in one transaction of
+   * `organizationId` that writes nothing: on SQLite it takes no write lock, so it never waits
+   * for another process's writer.
+   */
+  readonly snapshot: <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
    * Runs `effect` in one transaction that sees every organization: provisioning, resolving
    * credentials, deleting a tenant, the outbox.
    */

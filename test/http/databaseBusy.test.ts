@@ -1,4 +1,5 @@
 import Database from "better-sqlite3"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -6,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../support/TestHost.js"
 
 /**
- * Another process holding a SQLite file's write lock. SQLite refuses a write whose transaction
- * read first at once (SQLITE_BUSY), as every product write does: the service runs it again
- * until the lock is free, for at most the busy timeout (5 s), and only then answers 503
- * `unavailable`, which a client may try again, not a 500.
+ * Another process holding a SQLite file's write lock, or writing beside the service. A write
+ * transaction takes the lock when it begins: while another process holds it, the service tries
+ * again until it is free, for at most 5 s, and only then answers 503 `unavailable`, which a
+ * client may try again, not a 500.
  */
 describe("a SQLite file another process keeps locked", () => {
   const folder = mkdtempSync(join(tmpdir(), "catalog-busy-"))
@@ -56,5 +57,41 @@ describe("a SQLite file another process keeps locked", () => {
     }
     expect(await names()).toEqual(["Waited"])
     expect((await t.req("POST", "/v1/products", { body: { familyId, name: "Taken" } })).status).toBe(201)
+  }, 30_000)
+
+  it("answers product lists, searches and facets while another process holds the write lock", async () => {
+    const release = holdLock()
+    try {
+      for (const path of ["/v1/products?withTotal=true", "/v1/products?q=steady", "/v1/products/facets"]) {
+        expect([path, (await t.req("GET", path)).status]).toEqual([path, 200])
+      }
+    } finally {
+      release()
+    }
+  })
+
+  it("writes a batch that reads before it writes while another process commits many small writes", async () => {
+    // Another process writing steadily, a short transaction every millisecond, as a second host would.
+    const script = `
+      const db = new (require("better-sqlite3"))(${JSON.stringify(file)}, { timeout: 0 })
+      db.exec("CREATE TABLE IF NOT EXISTS other_process (n integer)")
+      const tick = db.prepare("INSERT INTO other_process VALUES (1)")
+      setInterval(() => { try { tick.run() } catch {} }, 1)
+      process.stdout.write("writing\\n")`
+    const other = spawn(process.execPath, ["-e", script], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] })
+    await new Promise((resolve) => other.stdout!.once("data", resolve))
+    try {
+      const items = Array.from({ length: 200 }, (_, i) => ({ op: "create", familyId, name: `Steady ${i}` }))
+      const r = await t.req("POST", "/v1/products/bulk", { body: { items } })
+      expect([r.status, r.json.results?.every((x: { ok: boolean }) => x.ok)]).toEqual([200, true])
+    } finally {
+      other.kill()
+    }
+    const committed = new Database(file, { readonly: true })
+    try {
+      expect((committed.prepare("select count(*) as n from other_process").get() as { n: number }).n).toBeGreaterThan(0)
+    } finally {
+      committed.close()
+    }
   }, 30_000)
 })
