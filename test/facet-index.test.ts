@@ -13,6 +13,7 @@ import type { FacetOptions, ProductFilter } from "../core/products/ProductFilter
 import { Products } from "../core/products/Products.js"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { CurrentTenant } from "../core/tenancy/Actor.js"
+import { Organizations } from "../core/tenancy/Organizations.js"
 import { catalogOver, newTenant } from "./support/Catalog.js"
 import { familyWith } from "./support/Families.js"
 import { postgresAvailable, postgresStorage } from "./support/Postgres.js"
@@ -159,6 +160,13 @@ const facetsFromMemory = (label: string, storage: Layer.Layer<Storage, unknown>)
         }
         yield* run(products.delete(ids[10]!))
         yield* compare(fresh)
+
+        // The organization's deletion takes its products with it, which no product event names.
+        const organizations = yield* run(Organizations)
+        const { slug } = yield* run(organizations.current)
+        yield* run(organizations.delete(organizationId, slug))
+        const counted = (tallies: FacetTallies | undefined) => (tallies?.groups ?? []).reduce((n, g) => n + g.count, 0)
+        expect(counted(yield* uow.tenant(organizationId, index.tallies(organizationId, everything)))).toBe(0)
       }).pipe(Effect.scoped), 60_000)
   })
 

@@ -17,8 +17,11 @@ const GroupRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
 const ValueRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ value: Schema.String, productIds: Schema.String })))
 const CursorRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ createdAt: Schema.String, id: Schema.String })))
 
-/** Deleting these changes products (a brand or connector cleared, links gone) that no product event names. */
-const RESHAPING = new Set(["brand.deleted", "category.deleted", "connector.deleted"])
+/**
+ * Deleting these changes products (a brand or connector cleared, links gone, or every product
+ * gone with its organization) that no product event names.
+ */
+const RESHAPING = new Set(["brand.deleted", "category.deleted", "connector.deleted", "organization.deleted"])
 const reshapes = (event: { readonly name: string }) => RESHAPING.has(event.name)
 
 /** Beyond this many events since the last look, reading everything again is cheaper than catching up. */
