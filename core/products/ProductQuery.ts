@@ -10,8 +10,8 @@ export const BooleanParam = Schema.transform(
   { strict: true, decode: (s) => s === "true" || s === "1", encode: (b) => (b ? "true" : "false") }
 )
 
-const IntParam = (min: number, max: number, message: string) =>
-  IntegerText(message).pipe(
+const IntParam = (min: number, max: number, message: string, fallback?: number) =>
+  IntegerText(message, `an integer from ${min} to ${max}${fallback === undefined ? "" : `; ${fallback} when absent`}`).pipe(
     Schema.int({ message: () => message }),
     Schema.between(min, max, { message: () => message })
   ).annotations({ message: () => message })
@@ -81,8 +81,8 @@ const pageFields = {
   sortBy: Schema.optional(SortBy),
   sortAttribute: Schema.optional(NonEmptyString),
   sortDir: Schema.optional(Schema.Literal("asc", "desc")),
-  limit: Schema.optional(IntParam(1, 200, "must be an integer from 1 to 200")),
-  offset: Schema.optional(IntParam(0, Number.MAX_SAFE_INTEGER, "must be an integer from 0 to 9007199254740991")),
+  limit: Schema.optional(IntParam(1, 200, "must be an integer from 1 to 200", 50)),
+  offset: Schema.optional(IntParam(0, Number.MAX_SAFE_INTEGER, "must be an integer from 0 to 9007199254740991", 0)),
   withTotal: Schema.optional(BooleanParam)
 }
 

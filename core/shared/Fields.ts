@@ -30,8 +30,15 @@ export const Code = Schema.String.pipe(
  * A query integer written in decimal digits ("12", "-3"). `Number` alone would also take hex,
  * exponents, a "+" and blanks around the digits ("0x10", "1e2", " 5").
  */
-export const IntegerText = (message: string) =>
-  Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d+$/, { message: () => message })), Schema.NumberFromString)
+export const IntegerText = (message: string, description?: string) =>
+  Schema.compose(
+    Schema.String.pipe(
+      Schema.pattern(/^-?\d+$/, { message: () => message }),
+      // What the interface's document says of the parameter, which it reads off this side.
+      Schema.annotations(description === undefined ? {} : { description })
+    ),
+    Schema.NumberFromString
+  )
 
 /** A query number in decimal notation, with an optional fraction and exponent ("-3", "12.5", "1e3"). */
 export const NumberText = (message: string) =>

@@ -41,6 +41,12 @@ describe("probes and release", () => {
     expect(Object.keys(spec.json.paths)).toEqual(expect.arrayContaining(["/v1/api-keys", "/v1/organizations", "/healthz"]))
     // The interface's version, as the specification gives it; the deployed one is the health probe's.
     expect(spec.json.info).toMatchObject({ title: "catalog-service", version: "0.31.2" })
+    // A paged list's bounds and defaults are in the document, not only in the refusals.
+    for (const path of ["/v1/products", "/v1/audit-log", "/v1/products/{id}/variants"]) {
+      const params = spec.json.paths[path].get.parameters as ReadonlyArray<{ name: string; description?: string }>
+      expect([path, params.filter((p) => p.name === "limit" || p.name === "offset").map((p) => p.description)])
+        .toEqual([path, ["an integer from 1 to 200; 50 when absent", "an integer from 0 to 9007199254740991; 0 when absent"]])
+    }
     const docs = await host.request("GET", "/docs")
     expect(docs.status).toBe(200)
     expect(docs.headers.get("content-type")).toContain("text/html")
