@@ -84,6 +84,26 @@ export const make = Effect.gen(function*() {
 
   const isPostgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
 
+  /**
+   * `effect` in a transaction this unit of work begins itself with `begin` (where the client's
+   * own would say a bare BEGIN), on the connection it reserves. A begin or a commit that fails
+   * is followed by a rollback, so the connection never goes back with the transaction open.
+   */
+  const ownTransaction = <A, E, R>(begin: string, effect: Effect.Effect<A, E, R>) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.scoped(Effect.gen(function*() {
+        const conn = yield* sql.reserve
+        const rollback = Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined))
+        yield* conn.executeUnprepared(begin, [], undefined).pipe(Effect.tapErrorCause(() => rollback))
+        const exit = yield* Effect.exit(restore(Effect.provideService(effect, SqlClient.TransactionConnection, [conn, 0])))
+        yield* conn.executeUnprepared(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK", [], undefined).pipe(
+          Effect.tapErrorCause(() => rollback),
+          Effect.orDie
+        )
+        return yield* exit
+      }))
+    )
+
   // Postgres, outermost: BEGIN and the tenant's settings in one round trip, not two (a read by
   // id takes three). Several statements go in one message only without parameters, so the
   // organization id is written into the text, once it is known to be a UUID. The same message
@@ -93,21 +113,9 @@ export const make = Effect.gen(function*() {
   // those that start during it wait and then find the organization gone.
   const postgresTenantTransaction = <A, E, R>(organizationId: string, effect: Effect.Effect<A, E, R>) =>
     isUuid(organizationId)
-      ? Effect.uninterruptibleMask((restore) =>
-        Effect.scoped(Effect.gen(function*() {
-          const conn = yield* sql.reserve
-          yield* conn.executeUnprepared(
-            `BEGIN; SELECT ${tenantSettings(`'${organizationId}'`)}, pg_advisory_xact_lock_shared(hashtextextended('organization:${organizationId}', 0))`,
-            [],
-            undefined
-          ).pipe(
-            // Should the settings fail after BEGIN, the connection goes back to the pool out of that transaction.
-            Effect.tapErrorCause(() => Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined)))
-          )
-          const exit = yield* Effect.exit(restore(Effect.provideService(effect, SqlClient.TransactionConnection, [conn, 0])))
-          yield* Effect.orDie(conn.executeUnprepared(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK", [], undefined))
-          return yield* exit
-        }))
+      ? ownTransaction(
+        `BEGIN; SELECT ${tenantSettings(`'${organizationId}'`)}, pg_advisory_xact_lock_shared(hashtextextended('organization:${organizationId}', 0))`,
+        effect
       )
       : Effect.dieMessage(`organization id ${JSON.stringify(organizationId)} is not a UUID`)
 
@@ -115,20 +123,7 @@ export const make = Effect.gen(function*() {
   // deferred, one that reads first (planning a bulk batch, exporting an organization) could not
   // write once another process had committed since its first read, and ran again until the
   // lock's 5 s were up while the other process kept committing: 503, though no one held the lock long.
-  const sqliteTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.scoped(Effect.gen(function*() {
-        const conn = yield* sql.reserve
-        yield* conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined)
-        const exit = yield* Effect.exit(restore(Effect.provideService(effect, SqlClient.TransactionConnection, [conn, 0])))
-        yield* conn.executeUnprepared(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK", [], undefined).pipe(
-          // A commit refused (the disk is full, say) leaves the transaction open: end it before failing.
-          Effect.tapErrorCause(() => Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined))),
-          Effect.orDie
-        )
-        return yield* exit
-      }))
-    )
+  const sqliteTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => ownTransaction("BEGIN IMMEDIATE", effect)
 
   const system = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
     const nested = dieOnSqlError(sql.withTransaction(effect))

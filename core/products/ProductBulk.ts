@@ -128,19 +128,18 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
     const existing = targeted.length === 0 ? [] : yield* repo.findByIds(organizationId, [...new Set(targeted)])
     const state = new Map<string, ProductRecord | null>(existing.map((p) => [p.id, p]))
 
-    const slugs = decoded.flatMap((d) =>
-      d.op === "create"
-        ? d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)
-        : d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []
-    )
-    yield* deps.holdSlugs(decoded.flatMap((d) => (d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : [])))
+    const renamedTo = decoded.flatMap((d) => (d.op === "update" && d.patch.slug !== undefined ? [d.patch.slug] : []))
+    yield* deps.holdSlugs(renamedTo)
     const context = yield* deps.planContext({
       ...references,
       familyIds: [
         ...decoded.flatMap((d) => (d.op === "create" ? [d.input.familyId] : d.op === "update" && d.patch.familyId ? [d.patch.familyId] : [])),
         ...existing.map((p) => p.familyId)
       ],
-      slugs
+      slugs: [
+        ...decoded.flatMap((d) => d.op !== "create" ? [] : d.input.slug !== undefined ? [d.input.slug] : generatedSlugs(d.input.name, d.id)),
+        ...renamedTo
+      ]
     })
 
     const steps: Array<Step> = []
@@ -208,7 +207,7 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
           : current === undefined || current === null
           ? Either.left(new NotFound({ entity: "product", id: planned.base.id }))
           : planUpdate({ ...context, slugs: new SlugBook([]) }, current, planned.patch)
-        replace(planned, { ...planned, plan })
+        if (plan !== planned.plan) replace(planned, { ...planned, plan })
         if (Either.isLeft(plan)) return fail(planned.index, plan.left)
         if (plan.right.changedFields.length > 0) {
           const r = yield* Effect.either(deps.nestedTransaction(repo.update(plan.right.write)))
