@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js"
+import { compareInstants, datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js"
 import { isJsonValue } from "../shared/CanonicalJson.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
@@ -197,11 +197,14 @@ const datetime: ValueValidator = (value, rules, path) => {
   if (t === undefined) return fail(path, "must be an ISO 8601 date-time with a zone", "invalid_type")
   const min = stringRule(rules, "min")
   const max = stringRule(rules, "max")
-  const minT = min === undefined ? undefined : datetimeMillis(min)
-  const maxT = max === undefined ? undefined : datetimeMillis(max)
   const issues: Array<Issue> = []
-  if (minT !== undefined && t < minT) issues.push({ path, message: `must be at or after ${min}`, code: "too_small" })
-  if (maxT !== undefined && t > maxT) issues.push({ path, message: `must be at or before ${max}`, code: "too_big" })
+  // Compared as instants to the last digit sent: a millisecond holds many a value past `max`.
+  if (min !== undefined && datetimeMillis(min) !== undefined && compareInstants(value as string, min) < 0) {
+    issues.push({ path, message: `must be at or after ${min}`, code: "too_small" })
+  }
+  if (max !== undefined && datetimeMillis(max) !== undefined && compareInstants(value as string, max) > 0) {
+    issues.push({ path, message: `must be at or before ${max}`, code: "too_big" })
+  }
   // The specification's dates are in UTC: a value sent with an offset is kept as its instant in UTC.
   return collect(toUtcText(value as string), issues)
 }

@@ -55,6 +55,21 @@ export const canonicalInstant = (s: string): string => {
 }
 
 /**
+ * Orders two date-times `datetimeMillis` takes by their instants, digits past the millisecond
+ * included: `23:59:59.0001Z` is after `23:59:59Z`, which the milliseconds alone would call equal.
+ */
+export const compareInstants = (a: string, b: string): -1 | 0 | 1 => {
+  // `YYYY-MM-DDTHH:MM:SS[.fraction]Z`: the first 19 characters order as text (four-digit years).
+  const [x, y] = [canonicalInstant(a), canonicalInstant(b)]
+  const [xs, ys] = [x.slice(0, 19), y.slice(0, 19)]
+  if (xs !== ys) return xs < ys ? -1 : 1
+  const [xf, yf] = [x.slice(20, -1), y.slice(20, -1)]
+  const width = Math.max(xf.length, yf.length)
+  const [xp, yp] = [xf.padEnd(width, "0"), yf.padEnd(width, "0")]
+  return xp === yp ? 0 : xp < yp ? -1 : 1
+}
+
+/**
  * A lower or upper bound on stored instants (ISO in UTC, whole milliseconds): the first whole
  * millisecond at or after the date-time `s`. One between two milliseconds moves up to the
  * next, so an inclusive lower bound and an exclusive upper bound keep their meaning. Past the

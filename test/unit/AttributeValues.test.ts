@@ -115,6 +115,17 @@ describe("value validators", () => {
     expect(issuesOf(spec("money", { max: 100 }), { amount_cents: 101, currency: "EUR" })[0]?.path).toEqual(["v", "amount_cents"])
   })
 
+  it("compares date-time bounds to the last digit sent, past the millisecond", () => {
+    const s = spec("datetime", { min: "2024-01-01T00:00:00.0005Z", max: "2024-12-31T23:59:59Z" })
+    expect(issuesOf(s, "2024-12-31T23:59:59.0001Z")[0]?.code).toBe("too_big")
+    expect(issuesOf(s, "2025-01-01T01:59:59.000000001+02:00")[0]?.code).toBe("too_big")
+    expect(issuesOf(s, "2024-01-01T00:00:00.0004Z")[0]?.code).toBe("too_small")
+    ok(s, "2024-12-31T23:59:59.000Z")
+    ok(s, "2025-01-01T01:59:59+02:00")
+    ok(s, "2024-01-01T00:00:00.00050Z")
+    ok(s, "2024-01-01T00:01Z")
+  })
+
   it("honours the string rules on select and multiselect values, beside their options", () => {
     const s = spec("select", { options: ["red", "Blue", "violet"], maxLength: 4, pattern: "^[a-z]+$" })
     ok(s, "red")
