@@ -47,6 +47,7 @@ const listOf = (v: unknown): ReadonlySet<string> | undefined => {
 
 /** The message for a value outside `allowed`; a long list is not repeated in every issue. */
 const oneOf = (allowed: ReadonlySet<string>): string =>
+  allowed.size === 0 ? "is not allowed: the attribute's validation.options names no value" :
   allowed.size <= 20 ? `must be one of ${[...allowed].join(", ")}` : `must be one of the ${allowed.size} allowed values`
 
 // Rules belong to an attribute and are checked against every value of it that a batch writes:

@@ -158,6 +158,12 @@ describe("value validators", () => {
     ])
   })
 
+  it("says so when the options name no value, instead of an empty list", () => {
+    expect(issuesOf(spec("select", { options: [1, 2] }), "1")).toEqual([
+      { path: ["v"], message: "is not allowed: the attribute's validation.options names no value", code: "invalid_option" }
+    ])
+  })
+
   it("ignores validation keys of the wrong type instead of failing", () => {
     ok(spec("text", { minLength: "two", pattern: "(" }), "x")
     ok(spec("select", { options: "red" }), "green")
