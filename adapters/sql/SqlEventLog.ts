@@ -3,6 +3,7 @@ import { Effect, FiberRef, Layer, Schema } from "effect"
 import type { CatalogEvent } from "../../core/events/Event.js"
 import { EventLog } from "../../core/events/EventLog.js"
 import { appendedEvents } from "../../core/events/OutboxSignal.js"
+import { OrganizationGone } from "../../core/shared/Errors.js"
 import { auditPage } from "./AuditQuery.js"
 import { chunksOf, toJson } from "./Columns.js"
 import { queuedDeliveries, SubscriptionRows } from "./WebhookQueue.js"
@@ -45,7 +46,17 @@ export const make = Effect.gen(function*() {
         yield* Effect.forEach(chunksOf(queued, 500), (chunk) => sql`insert into webhook_queue ${sql.insert(chunk)}`, { discard: true })
         yield* FiberRef.set(appendedEvents, true)
       }).pipe(Effect.orDie),
-    appendSent: (events) => insert(events).pipe(Effect.orDie),
+    // Nothing else these events' transaction writes checks the organization's foreign key (the
+    // events table has none, so that a deleted organization's tombstone stays): without this
+    // look, an event sent while its organization was deleted would outlive the tenant.
+    appendSent: (events) =>
+      events.length === 0 ? Effect.void : Effect.gen(function*() {
+        const organizationIds = [...new Set(events.map((e) => e.organizationId))]
+        const found = yield* sql<{ readonly id: string }>`select id from organizations where ${sql.in("id", organizationIds)}`
+        const gone = organizationIds.find((id) => !found.some((row) => String(row.id) === id))
+        if (gone !== undefined) return yield* Effect.die(new OrganizationGone({ organizationId: gone }))
+        yield* insert(events)
+      }).pipe(Effect.catchTag("SqlError", Effect.die)),
     list: (organizationId, filter) => auditPage(sql, organizationId, filter)
   })
 })

@@ -9,7 +9,10 @@ import { CatalogEvent, type NewEvent } from "./Event.js"
 export class EventLog extends Context.Tag("catalog/EventLog")<EventLog, {
   /** Appends events in order; call it inside the transaction of the writes they announce. */
   readonly append: (events: ReadonlyArray<CatalogEvent>) => Effect.Effect<void>
-  /** Appends events already sent to their receivers: audit entries the dispatcher never sends. */
+  /**
+   * Appends events already sent to their receivers: audit entries the dispatcher never sends.
+   * Dies with `OrganizationGone` when their organization was deleted meanwhile.
+   */
   readonly appendSent: (events: ReadonlyArray<CatalogEvent>) => Effect.Effect<void>
   /**
    * One organization's events matching `filter`, newest first: `filter.limit` of them from
