@@ -307,6 +307,10 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
       ])
     }
 
+    for (const [key, value, message] of [["entity_type", "Product", "must be an entity type such as product"], ["action", "Created", "must be an action such as created"]] as const) {
+      const refused = await fresh.req("GET", `/v1/audit-log?${key}=${value}`)
+      expect(refused.json.error.details.issues, key).toEqual([{ path: [key], message, code: "invalid" }])
+    }
     for (const bad of ["entityType=product", "limit=0", "limit=201", "offset=-1", `entity_id=${"x".repeat(5)}`, "since=yesterday", "until=2020-13-01"]) {
       const refused = await fresh.req("GET", `/v1/audit-log?${bad}`)
       expect(refused.status, bad).toBe(422)

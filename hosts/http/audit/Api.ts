@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { AuditPage } from "../../../core/events/AuditEntry.js"
 import { isCalendarDate } from "../../../core/shared/Calendar.js"
-import { DateTimeString, NonEmptyString, strict, Uuid } from "../../../core/shared/Fields.js"
+import { DateTimeString, strict, Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
 
@@ -18,7 +18,8 @@ const Day = Schema.String.pipe(Schema.filter(isCalendarDate, { message: () => "m
 
 /** The audit log's filters: snake_case, as the specification names them. Unknown keys are refused. */
 export const AuditQuery = Schema.Struct({
-  entity_type: Schema.optional(NonEmptyString),
+  // Closed to the shape of entity types, as `action` is: `Product` would match nothing, silently.
+  entity_type: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]*$/, { message: () => "must be an entity type such as product" }))),
   entity_id: Schema.optional(Uuid),
   action: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z0-9_]+$/, { message: () => "must be an action such as created" }))),
   since: Schema.optional(Instant),
