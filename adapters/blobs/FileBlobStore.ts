@@ -16,6 +16,21 @@ export const layer = (root: string) => {
     return path
   }
 
+  /** Where streamed writes are kept until complete: no key's folder, so no folder removal takes them. */
+  const staging = join(root, ".partial")
+
+  /** Renames into the key's folder, made (again) if it is missing, as a removal can leave it. */
+  const moveInto = async (from: string, to: string) => {
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(dirname(to), { recursive: true })
+      try {
+        return await rename(from, to)
+      } catch (e) {
+        if (!missing(e as NodeJS.ErrnoException) || attempt >= 3) throw e
+      }
+    }
+  }
+
   /** The directory entry of a renamed file is durable only once its directory is synced. */
   const syncDirectory = (dir: string) =>
     Effect.promise(async () => {
@@ -43,31 +58,36 @@ export const layer = (root: string) => {
           }
         }),
       // Written to a temporary name and renamed when complete, so a reader never sees half a file.
+      // The temporary file waits outside the key's folder, which may be removed while the bytes
+      // stream (an organization deleted meanwhile): the write still completes, and the caller
+      // decides what the blob is worth.
       putStream: (key, content, maxBytes) =>
         Effect.gen(function*() {
           const path = yield* Effect.sync(() => pathOf(key))
-          const partial = `${path}.${randomBytes(6).toString("hex")}.part`
-          yield* Effect.promise(() => mkdir(dirname(path), { recursive: true }))
-          const stored = yield* Effect.acquireUseRelease(
-            Effect.promise(() => open(partial, "w")),
-            (file) =>
-              Effect.gen(function*() {
-                const hash = createHash("sha256")
-                let size = 0
-                yield* Stream.runForEach(content, (chunk) => {
-                  size += chunk.length
-                  if (size > maxBytes) return Effect.fail(new TooLarge({ message: `the file is larger than ${maxBytes} bytes` }))
-                  hash.update(chunk)
-                  return Effect.promise(() => file.write(chunk))
-                })
-                yield* Effect.promise(() => file.sync())
-                return { size, sha256: hash.digest("hex") }
-              }),
-            (file) => Effect.promise(() => file.close())
-          ).pipe(Effect.onExit((exit) => exit._tag === "Failure" ? Effect.promise(() => rm(partial, { force: true })) : Effect.void))
-          yield* Effect.promise(() => rename(partial, path))
-          yield* syncDirectory(dirname(path))
-          return stored
+          const partial = join(staging, `${randomBytes(9).toString("hex")}.part`)
+          yield* Effect.promise(() => mkdir(staging, { recursive: true }))
+          return yield* Effect.gen(function*() {
+            const stored = yield* Effect.acquireUseRelease(
+              Effect.promise(() => open(partial, "w")),
+              (file) =>
+                Effect.gen(function*() {
+                  const hash = createHash("sha256")
+                  let size = 0
+                  yield* Stream.runForEach(content, (chunk) => {
+                    size += chunk.length
+                    if (size > maxBytes) return Effect.fail(new TooLarge({ message: `the file is larger than ${maxBytes} bytes` }))
+                    hash.update(chunk)
+                    return Effect.promise(() => file.write(chunk))
+                  })
+                  yield* Effect.promise(() => file.sync())
+                  return { size, sha256: hash.digest("hex") }
+                }),
+              (file) => Effect.promise(() => file.close())
+            )
+            yield* Effect.promise(() => moveInto(partial, path))
+            yield* syncDirectory(dirname(path))
+            return stored
+          }).pipe(Effect.onExit((exit) => exit._tag === "Failure" ? Effect.promise(() => rm(partial, { force: true })) : Effect.void))
         }),
       get: (key) =>
         Effect.promise(() =>

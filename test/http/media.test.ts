@@ -348,6 +348,47 @@ describe("media over HTTP", () => {
     expect(existsSync(join(host.config.dataDir, "blobs", deleted.json.exportKey))).toBe(true)
   })
 
+  it("answers an upload still streaming when its organization is deleted as for a missing product, keeping no file", async () => {
+    const doomed = await host.tenant()
+    const lamp = await product(doomed, "Streaming")
+    expect((await upload(doomed, lamp, [["file", new Blob(["first"]), "a.txt"]])).status).toBe(201)
+    const head = Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="file"; filename="b.bin"\r\n\r\n')
+    const tail = Buffer.from("\r\n--XyZ--\r\n")
+    const half = Buffer.alloc(64 * 1024, 1)
+    let answered: (a: { status: number; body: string }) => void = () => {}
+    const answer = new Promise<{ status: number; body: string }>((resolve) => (answered = resolve))
+    const req = request(`${host.baseUrl}/v1/products/${lamp}/media`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${doomed.apiKey}`,
+        "content-type": "multipart/form-data; boundary=XyZ",
+        "content-length": String(head.length + 2 * half.length + tail.length)
+      }
+    }, (res) => {
+      let text = ""
+      res.on("data", (c: Buffer) => (text += c.toString()))
+      res.on("end", () => answered({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on("error", () => {})
+    req.write(Buffer.concat([head, half]))
+    // The file is being written once a partial file exists somewhere under the blob store.
+    const partials = () => {
+      const walk = (dir: string): Array<string> =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [e.name]))
+      return walk(join(host.config.dataDir, "blobs")).filter((name) => name.endsWith(".part"))
+    }
+    for (let i = 0; i < 200 && partials().length === 0; i++) await new Promise((r) => setTimeout(r, 25))
+    expect(partials().length).toBeGreaterThan(0)
+    const deleted = await doomed.sreq("DELETE", `/v1/organizations/${doomed.organization.id}`, { body: { confirm: doomed.organization.slug } })
+    expect(deleted.status).toBe(200)
+    req.end(Buffer.concat([half, tail]))
+    const { status, body } = await answer
+    expect([status, JSON.parse(body).error.code]).toEqual([404, "not_found"])
+    const folder = join(host.config.dataDir, "blobs", "media", doomed.organization.id)
+    expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([])
+    expect(partials()).toEqual([])
+  })
+
   it("refuses a part whose filename* is not valid percent-encoded UTF-8 with 422, and keeps serving", async () => {
     const t = await host.tenant()
     const lamp = await product(t, "Encoded")

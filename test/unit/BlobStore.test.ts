@@ -77,3 +77,20 @@ it.effect("the file blob store refuses to remove a folder outside it, or itself"
     for (const folder of ["..", "media/../..", ""]) expect(Exit.isFailure(yield* Effect.exit(blobs.removeFolder(folder)))).toBe(true)
     expect(yield* blobs.get("media/kept/one")).toBeDefined()
   }).pipe(Effect.provide(FileBlobStore.layer(root))))
+
+it.effect("the file blob store completes a streamed write whose folder is removed meanwhile", () =>
+  Effect.gen(function*() {
+    const blobs = yield* BlobStore
+    yield* blobs.put("media/gone/first", new TextEncoder().encode("x"))
+    // The folder goes while the bytes stream, as when the organization is deleted during an upload.
+    const content = Stream.concat(
+      Stream.fromIterable(chunks.slice(0, 1)),
+      Stream.fromEffect(Effect.as(blobs.removeFolder("media/gone"), chunks[1]!))
+    )
+    const stored = yield* blobs.putStream("media/gone/second", content, 100)
+    expect(stored).toEqual({ size: 12, sha256: expectedSha })
+    expect(yield* read("media/gone/second")).toBe("hello, world")
+    expect(yield* blobs.get("media/gone/first")).toBeUndefined()
+    yield* blobs.remove("media/gone/second")
+    expect(readdirSync(join(root, "media", "gone"))).toEqual([])
+  }).pipe(Effect.provide(FileBlobStore.layer(root))))
