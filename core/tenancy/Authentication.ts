@@ -1,4 +1,4 @@
-import { Cache, Context, Duration, Effect, Layer, Option } from "effect"
+import { Cache, Context, Duration, Effect, Exit, Layer, Option } from "effect"
 import { Crypto } from "../shared/Crypto.js"
 import { Forbidden, Unauthenticated, ValidationFailed } from "../shared/Errors.js"
 import { isUuid, toTimestamp } from "../shared/Fields.js"
@@ -48,9 +48,11 @@ export const makeAuthentication = Effect.gen(function*() {
 
   const resolvedKeys = makeResolvedKeys((hash) => uow.system(keys.findByHash(hash)), Duration.toMillis(KEY_CACHE_TTL), KEY_CACHE_CAPACITY)
   const lastTouched = new Map<string, number>()
-  const seenUsers = yield* Cache.make({
+  // Only a user recorded is remembered: a sign-in the database refused (503) is tried again by
+  // the next request, not answered from the cache until its entry expires.
+  const seenUsers = yield* Cache.makeWith({
     capacity: KEY_CACHE_CAPACITY,
-    timeToLive: KEY_CACHE_TTL,
+    timeToLive: (exit) => (Exit.isSuccess(exit) ? KEY_CACHE_TTL : Duration.zero),
     lookup: (identity: string) => {
       const [userId, email] = JSON.parse(identity) as [string, string | null]
       return recordUser(userId, email)

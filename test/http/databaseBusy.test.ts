@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestHost, type TestHost, type TestTenant } from "../support/TestHost.js"
+import { startTestHost, type TestHost, type TestTenant, uuid } from "../support/TestHost.js"
 
 /**
  * Another process holding a SQLite file's write lock, or writing beside the service. A write
@@ -57,6 +57,20 @@ describe("a SQLite file another process keeps locked", () => {
     }
     expect(await names()).toEqual(["Waited"])
     expect((await t.req("POST", "/v1/products", { body: { familyId, name: "Taken" } })).status).toBe(201)
+  }, 30_000)
+
+  it("signs in a new user once the lock is free, after a sign-in the lock refused", async () => {
+    const token = host.session(uuid(), `late-${Date.now()}@example.com`)
+    const release = holdLock()
+    try {
+      const refused = await host.request("GET", "/v1/me", { auth: token })
+      expect([refused.status, refused.json?.error?.code]).toEqual([503, "unavailable"])
+    } finally {
+      release()
+    }
+    // The refusal is not remembered: the next request records the user and answers.
+    const me = await host.request("GET", "/v1/me", { auth: token })
+    expect([me.status, me.json?.actor?.type]).toEqual([200, "user"])
   }, 30_000)
 
   it("answers product lists, searches and facets while another process holds the write lock", async () => {
