@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { ConflictWire, ForbiddenWire, NotFoundWire, UnauthenticatedWire, UnavailableWire, ValidationFailedWire } from "./Errors.js"
+import { UnavailableWire } from "./Errors.js"
 import { AuditApi } from "./audit/Api.js"
 import { ConnectorsApi } from "./connectors/Api.js"
 import { ContentPagesApi } from "./content/Api.js"
@@ -42,11 +42,7 @@ const routes = HttpApi.make("catalog")
   .add(RelationshipsApi)
   .add(ProductModifiersApi)
   .add(MediaApi)
-  .addError(NotFoundWire)
-  .addError(ConflictWire)
-  .addError(ForbiddenWire)
-  .addError(UnauthenticatedWire)
-  .addError(ValidationFailedWire)
+  // Any route may meet a database that does not answer; each route declares its own refusals.
   .addError(UnavailableWire)
 
 /** The OpenAPI document also says which credentials each route takes, read from the routes themselves. */

@@ -6,7 +6,7 @@ import { type Forbidden, OrganizationGone, StorageUnavailable, type Unauthentica
 import { decodeIssues } from "../../core/shared/ParseIssues.js"
 import { CatalogApi } from "./Api.js"
 import { isCutShort } from "./DecodeFailures.js"
-import { envelope, UnavailableWire, validationFailedEnvelope } from "./Errors.js"
+import { envelope, ForbiddenWire, UnauthenticatedWire, UnavailableWire, validationFailedEnvelope } from "./Errors.js"
 import { nestsDeeperThan } from "./JsonDepth.js"
 import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
@@ -15,6 +15,17 @@ import { mayHoldUnstorable, unstorableParams, unstorableStringsBesides } from ".
 import { MAX_JSON_DEPTH, type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
+
+const middlewareRefusal = (e: Unauthenticated | Forbidden | ValidationFailed): HttpServerResponse.HttpServerResponse => {
+  switch (e._tag) {
+    case "Unauthenticated":
+      return json(401, Schema.encodeSync(UnauthenticatedWire)(e))
+    case "Forbidden":
+      return json(403, Schema.encodeSync(ForbiddenWire)(e))
+    case "ValidationFailed":
+      return json(422, validationFailedEnvelope(e))
+  }
+}
 
 const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 
@@ -181,8 +192,11 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
     [ContentPagesAuth.key, (yield* ContentPagesAuth) as Guard]
   ])
   /** The refusal, once the route's middleware has passed the request; its failure otherwise. */
+  // The middleware's own refusals are answered here: the API declares them per route, not for every route.
   const refuse = (route: KnownRoute, refusal: HttpServerResponse.HttpServerResponse) =>
-    Effect.as(Effect.forEach(route.middlewares, (tag) => guards.get(tag.key) ?? Effect.void, { discard: true }), refusal)
+    Effect.as(Effect.forEach(route.middlewares, (tag) => guards.get(tag.key) ?? Effect.void, { discard: true }), refusal).pipe(
+      Effect.catchAll((e) => Effect.succeed(middlewareRefusal(e)))
+    )
   return (app: HttpApp.Default) =>
     HttpServerRequest.HttpServerRequest.pipe(
       Effect.flatMap((request) =>

@@ -47,6 +47,14 @@ describe("probes and release", () => {
       expect([path, params.filter((p) => p.name === "limit" || p.name === "offset").map((p) => p.description)])
         .toEqual([path, ["an integer from 1 to 200; 50 when absent", "an integer from 0 to 9007199254740991; 0 when absent"]])
     }
+    // Each operation lists the refusals it can answer, as the specification's tables do.
+    const statuses = (path: string, method: string) =>
+      Object.keys(spec.json.paths[path][method].responses).filter((s) => s !== "400").sort()
+    expect(statuses("/healthz", "get")).toEqual(["200", "503"])
+    expect(statuses("/v1/products", "get")).toEqual(["200", "401", "403", "422", "503"])
+    expect(statuses("/v1/products", "post")).toEqual(["201", "401", "403", "409", "422", "503"])
+    expect(statuses("/v1/attribute-families/{id}", "delete")).toEqual(["204", "401", "403", "404", "409", "422", "503"])
+    expect(statuses("/v1/organizations", "post")).toEqual(["201", "401", "403", "404", "422", "503"])
     const docs = await host.request("GET", "/docs")
     expect(docs.status).toBe(200)
     expect(docs.headers.get("content-type")).toContain("text/html")

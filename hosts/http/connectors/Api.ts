@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { NotFoundWire } from "../Errors.js"
 import { Schema } from "effect"
 import { Connector, Delivery, DeliveryPage, InstallConnector, UpdateConnector } from "../../../core/connectors/Connector.js"
 import { strict } from "../../../core/shared/Fields.js"
@@ -17,15 +18,15 @@ export const DeliveriesQuery = Schema.Struct(pageParams(200)).annotations(strict
 export class ConnectorsApi extends HttpApiGroup.make("connectors")
   .add(HttpApiEndpoint.get("list", "/v1/connectors").setUrlParams(NoQuery).addSuccess(Schema.Array(Connector)))
   .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(everyIssue(InstallConnector)).addSuccess(Connector, { status: 201 }))
-  .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).addSuccess(Connector))
-  .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(everyIssue(UpdateConnector)).addSuccess(Connector))
-  .add(HttpApiEndpoint.del("remove", "/v1/connectors/:id").setPath(IdPath))
+  .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).addSuccess(Connector).addError(NotFoundWire))
+  .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(everyIssue(UpdateConnector)).addSuccess(Connector).addError(NotFoundWire))
+  .add(HttpApiEndpoint.del("remove", "/v1/connectors/:id").setPath(IdPath).addError(NotFoundWire))
   .add(
     HttpApiEndpoint.get("deliveries", "/v1/connectors/:id/deliveries")
       .setPath(IdPath)
       .setUrlParams(DeliveriesQuery)
       .addSuccess(DeliveryPage)
-  )
-  .add(HttpApiEndpoint.post("test", "/v1/connectors/:id/webhooks/test").setPath(IdPath).addSuccess(Delivery))
+  .addError(NotFoundWire))
+  .add(HttpApiEndpoint.post("test", "/v1/connectors/:id/webhooks/test").setPath(IdPath).addSuccess(Delivery).addError(NotFoundWire))
   .middleware(TenantAuth)
 {}

@@ -3,7 +3,7 @@ import { Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES, Media, MediaList, UpdateMedia, UploadedMedia } from "../../../core/media/Media.js"
 import { strict, Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
-import { TooLargeWire } from "../Errors.js"
+import { NotFoundWire, TooLargeWire } from "../Errors.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
@@ -31,12 +31,12 @@ export class MediaApi extends HttpApiGroup.make("media")
   .add(
     HttpApiEndpoint.post("upload", "/v1/products/:id/media").setPath(IdPath).setPayload(UploadForm)
       .addSuccess(UploadedMedia, { status: 201 }).addError(TooLargeWire)
-  )
-  .add(HttpApiEndpoint.get("list", "/v1/products/:id/media").setPath(IdPath).setUrlParams(MediaQuery).addSuccess(MediaList))
-  .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(everyIssue(UpdateMedia)).addSuccess(Media))
-  .add(HttpApiEndpoint.del("detach", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent))
-  .add(HttpApiEndpoint.get("get", "/v1/media/:id").setPath(IdPath).addSuccess(Media))
-  .add(HttpApiEndpoint.del("remove", "/v1/media/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
-  .add(HttpApiEndpoint.get("content", "/v1/media/:id/content").setPath(IdPath).addSuccess(Content))
+  .addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("list", "/v1/products/:id/media").setPath(IdPath).setUrlParams(MediaQuery).addSuccess(MediaList).addError(NotFoundWire))
+  .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(everyIssue(UpdateMedia)).addSuccess(Media).addError(NotFoundWire))
+  .add(HttpApiEndpoint.del("detach", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("get", "/v1/media/:id").setPath(IdPath).addSuccess(Media).addError(NotFoundWire))
+  .add(HttpApiEndpoint.del("remove", "/v1/media/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("content", "/v1/media/:id/content").setPath(IdPath).addSuccess(Content).addError(NotFoundWire))
   .middleware(TenantAuth)
 {}

@@ -6,7 +6,7 @@ import { FacetsQuery, ListProductsQuery } from "../../../core/products/ProductQu
 import { ProductFacets, ProductList } from "../../../core/products/ProductResults.js"
 import { Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
-import { Envelope } from "../Errors.js"
+import { ConflictWire, Envelope, NotFoundWire } from "../Errors.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
 import { ClosedQuery } from "../ClosedQuery.js"
@@ -21,11 +21,11 @@ export const BulkResponse = Schema.Struct({ results: Schema.Array(BulkResultWire
 
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(HttpApiEndpoint.get("list", "/v1/products").setUrlParams(ListProductsQuery).addSuccess(ProductList))
-  .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(everyIssue(CreateProduct)).addSuccess(Product, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(everyIssue(CreateProduct)).addSuccess(Product, { status: 201 }).addError(ConflictWire))
   .add(HttpApiEndpoint.get("facets", "/v1/products/facets").setUrlParams(FacetsQuery).addSuccess(ProductFacets))
   .add(HttpApiEndpoint.post("bulk", "/v1/products/bulk").setPayload(everyIssue(BulkRequest)).addSuccess(BulkResponse))
-  .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(ClosedQuery(GetProductQueryFields)).addSuccess(ProductDetails))
-  .add(HttpApiEndpoint.patch("update", "/v1/products/:id").setPath(IdPath).setPayload(everyIssue(UpdateProduct)).addSuccess(Product))
-  .add(HttpApiEndpoint.del("delete", "/v1/products/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(ClosedQuery(GetProductQueryFields)).addSuccess(ProductDetails).addError(NotFoundWire))
+  .add(HttpApiEndpoint.patch("update", "/v1/products/:id").setPath(IdPath).setPayload(everyIssue(UpdateProduct)).addSuccess(Product).addError(ConflictWire).addError(NotFoundWire))
+  .add(HttpApiEndpoint.del("delete", "/v1/products/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
   .middleware(TenantAuth)
 {}

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { ConflictWire, NotFoundWire } from "../Errors.js"
 import { Schema } from "effect"
 import { CreateRelationship, ProductRelationship } from "../../../core/relationships/Relationship.js"
 import { Uuid } from "../../../core/shared/Fields.js"
@@ -10,11 +11,11 @@ import { NoQuery } from "../ClosedQuery.js"
 const RelationshipPath = Schema.Struct({ id: Uuid, relationshipId: Uuid })
 
 export class RelationshipsApi extends HttpApiGroup.make("relationships")
-  .add(HttpApiEndpoint.get("list", "/v1/products/:id/relationships").setPath(IdPath).setUrlParams(NoQuery).addSuccess(Schema.Array(ProductRelationship)))
+  .add(HttpApiEndpoint.get("list", "/v1/products/:id/relationships").setPath(IdPath).setUrlParams(NoQuery).addSuccess(Schema.Array(ProductRelationship)).addError(NotFoundWire))
   .add(
     HttpApiEndpoint.post("create", "/v1/products/:id/relationships").setPath(IdPath).setPayload(everyIssue(CreateRelationship))
       .addSuccess(ProductRelationship, { status: 201 })
-  )
-  .add(HttpApiEndpoint.del("remove", "/v1/products/:id/relationships/:relationshipId").setPath(RelationshipPath).addSuccess(HttpApiSchema.NoContent))
+  .addError(ConflictWire).addError(NotFoundWire))
+  .add(HttpApiEndpoint.del("remove", "/v1/products/:id/relationships/:relationshipId").setPath(RelationshipPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
   .middleware(TenantAuth)
 {}

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { ConflictWire, NotFoundWire } from "../Errors.js"
 import { Schema } from "effect"
 import {
   Attribute,
@@ -36,35 +37,35 @@ export class AttributeGroupsApi extends HttpApiGroup.make("attributeGroups")
 export class AttributesApi extends HttpApiGroup.make("attributes")
   .add(HttpApiEndpoint.get("list", "/v1/attributes").setUrlParams(ListAttributesQuery).addSuccess(Schema.Array(Attribute)))
   .add(HttpApiEndpoint.post("create", "/v1/attributes").setPayload(everyIssue(CreateAttribute)).addSuccess(Attribute, { status: 201 }))
-  .add(HttpApiEndpoint.get("get", "/v1/attributes/:id").setPath(IdPath).addSuccess(Attribute))
-  .add(HttpApiEndpoint.patch("update", "/v1/attributes/:id").setPath(IdPath).setPayload(everyIssue(UpdateAttribute)).addSuccess(Attribute))
-  .add(HttpApiEndpoint.del("delete", "/v1/attributes/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
-  .add(HttpApiEndpoint.get("usage", "/v1/attributes/:id/usage").setPath(IdPath).addSuccess(AttributeUsage))
+  .add(HttpApiEndpoint.get("get", "/v1/attributes/:id").setPath(IdPath).addSuccess(Attribute).addError(NotFoundWire))
+  .add(HttpApiEndpoint.patch("update", "/v1/attributes/:id").setPath(IdPath).setPayload(everyIssue(UpdateAttribute)).addSuccess(Attribute).addError(NotFoundWire))
+  .add(HttpApiEndpoint.del("delete", "/v1/attributes/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("usage", "/v1/attributes/:id/usage").setPath(IdPath).addSuccess(AttributeUsage).addError(NotFoundWire))
   .middleware(TenantAuth)
 {}
 
 export class FamiliesApi extends HttpApiGroup.make("families")
   .add(HttpApiEndpoint.get("list", "/v1/attribute-families").setUrlParams(ListFamiliesQuery).addSuccess(Schema.Array(Family)))
   .add(HttpApiEndpoint.post("create", "/v1/attribute-families").setPayload(everyIssue(CreateFamily)).addSuccess(Family, { status: 201 }))
-  .add(HttpApiEndpoint.get("get", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(FamilyDetails))
-  .add(HttpApiEndpoint.patch("update", "/v1/attribute-families/:id").setPath(IdPath).setPayload(everyIssue(UpdateFamily)).addSuccess(Family))
-  .add(HttpApiEndpoint.del("delete", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("get", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(FamilyDetails).addError(NotFoundWire))
+  .add(HttpApiEndpoint.patch("update", "/v1/attribute-families/:id").setPath(IdPath).setPayload(everyIssue(UpdateFamily)).addSuccess(Family).addError(NotFoundWire))
+  .add(HttpApiEndpoint.del("delete", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(ConflictWire).addError(NotFoundWire))
   .add(
     HttpApiEndpoint.post("attach", "/v1/attribute-families/:id/attributes")
       .setPath(IdPath)
       .setPayload(everyIssue(AttachAttribute))
       .addSuccess(FamilyAttachment, { status: 201 })
-  )
+  .addError(NotFoundWire))
   .add(
     HttpApiEndpoint.patch("updateAttachment", "/v1/attribute-families/:id/attributes/:attributeId")
       .setPath(AttachmentPath)
       .setPayload(everyIssue(UpdateAttachment))
       .addSuccess(FamilyAttachment)
-  )
+  .addError(NotFoundWire))
   .add(
     HttpApiEndpoint.del("detach", "/v1/attribute-families/:id/attributes/:attributeId")
       .setPath(AttachmentPath)
       .addSuccess(HttpApiSchema.NoContent)
-  )
+  .addError(NotFoundWire))
   .middleware(TenantAuth)
 {}

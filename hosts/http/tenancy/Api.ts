@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { NotFoundWire } from "../Errors.js"
 import { Schema } from "effect"
 import { Uuid } from "../../../core/shared/Fields.js"
 import { ActorType, Role } from "../../../core/tenancy/Actor.js"
@@ -25,31 +26,31 @@ export const Me = Schema.Struct({
 
 /** Routes open to callers outside any organization: who am I, and creating organizations. */
 export class CallerApi extends HttpApiGroup.make("caller")
-  .add(HttpApiEndpoint.get("me", "/v1/me").addSuccess(Me))
+  .add(HttpApiEndpoint.get("me", "/v1/me").addSuccess(Me).addError(NotFoundWire))
   .add(
     HttpApiEndpoint.post("createOrganization", "/v1/organizations")
       .setPayload(everyIssue(CreateOrganization))
       .addSuccess(Organization, { status: 201 })
-  )
+  .addError(NotFoundWire))
   .middleware(CallerAuth)
 {}
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")
-  .add(HttpApiEndpoint.get("current", "/v1/organizations/me").addSuccess(OrganizationDetails))
-  .add(HttpApiEndpoint.patch("updateCurrent", "/v1/organizations/me").setPayload(everyIssue(UpdateOrganization)).addSuccess(Organization))
+  .add(HttpApiEndpoint.get("current", "/v1/organizations/me").addSuccess(OrganizationDetails).addError(NotFoundWire))
+  .add(HttpApiEndpoint.patch("updateCurrent", "/v1/organizations/me").setPayload(everyIssue(UpdateOrganization)).addSuccess(Organization).addError(NotFoundWire))
   .add(
     HttpApiEndpoint.del("delete", "/v1/organizations/:id")
       .setPath(IdPath)
       .setPayload(everyIssue(DeleteOrganization))
       .addSuccess(OrganizationDeleted)
-  )
+  .addError(NotFoundWire))
   .middleware(TenantAuth)
 {}
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(HttpApiEndpoint.get("list", "/v1/api-keys").setUrlParams(NoQuery).addSuccess(Schema.Array(ApiKey)))
   .add(HttpApiEndpoint.post("create", "/v1/api-keys").setPayload(everyIssue(CreateApiKey)).addSuccess(CreatedApiKey, { status: 201 }))
-  .add(HttpApiEndpoint.patch("rename", "/v1/api-keys/:id").setPath(IdPath).setPayload(everyIssue(RenameApiKey)).addSuccess(ApiKey))
-  .add(HttpApiEndpoint.post("revoke", "/v1/api-keys/:id/revoke").setPath(IdPath).addSuccess(ApiKey))
+  .add(HttpApiEndpoint.patch("rename", "/v1/api-keys/:id").setPath(IdPath).setPayload(everyIssue(RenameApiKey)).addSuccess(ApiKey).addError(NotFoundWire))
+  .add(HttpApiEndpoint.post("revoke", "/v1/api-keys/:id/revoke").setPath(IdPath).addSuccess(ApiKey).addError(NotFoundWire))
   .middleware(TenantAuth)
 {}
