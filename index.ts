@@ -60,7 +60,16 @@ export * as PostgresStorage from "./adapters/postgres/PostgresStorage.js"
 export * as SqliteStorage from "./adapters/sqlite/SqliteStorage.js"
 export { CatalogEvent } from "./core/events/Event.js"
 export { decodeInput } from "./core/shared/UntrustedInput.js"
-export { Conflict, Forbidden, NotFound, StorageUnavailable, TooLarge, Unauthenticated, ValidationFailed } from "./core/shared/Errors.js"
+export {
+  Conflict,
+  Forbidden,
+  NotFound,
+  OrganizationGone,
+  StorageUnavailable,
+  TooLarge,
+  Unauthenticated,
+  ValidationFailed
+} from "./core/shared/Errors.js"
 export { DatabaseTooNew, MigrationsNotRecorded } from "./adapters/sql/Migrate.js"
 export { CurrentTenant } from "./core/tenancy/Actor.js"
 export { ApiKeys } from "./core/tenancy/ApiKeys.js"

@@ -24,6 +24,8 @@ import {
   MAX_MEDIA_BYTES,
   MediaLibrary,
   MemoryWebhookSender,
+  NotFound,
+  OrganizationGone,
   Organizations,
   Products,
   SqliteStorage,
@@ -158,6 +160,29 @@ describe("embedding the catalog as a library", () => {
       const another = yield* Effect.flip(organizations.create({ name: "Second", slug: "second" }, { _tag: "Service" }))
       expect(another).toBeInstanceOf(Forbidden)
     }).pipe(Effect.provide(catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer(), tenancy: "single" }))))
+
+  it.live("deletes an organization as its admin; a write into it afterwards dies with OrganizationGone", () =>
+    Effect.gen(function*() {
+      const organizations = yield* Organizations
+      const org = yield* organizations.create({ name: "Closing shop", slug: "closing" }, { _tag: "Service" })
+      const service = CurrentTenant.of({ organizationId: org.id, actor: { type: "service", id: "sync" }, role: null })
+      const admin = CurrentTenant.of({ organizationId: org.id, actor: { type: "user", id: crypto.randomUUID() }, role: "admin" })
+      const family = yield* Effect.provideService((yield* Families).create({ code: "boxes", label: { en: "Boxes" } }), CurrentTenant, service)
+      // As over HTTP, only an admin of the organization deletes it.
+      const refused = yield* Effect.flip(Effect.provideService(organizations.delete(org.id, "closing"), CurrentTenant, service))
+      expect(refused).toBeInstanceOf(Forbidden)
+      const deleted = yield* Effect.provideService(organizations.delete(org.id, "closing"), CurrentTenant, admin)
+      expect(deleted.exportKey).toMatch(new RegExp(`^exports/${org.id}/`))
+      // A record it looked up is gone; a row it would insert has no organization left to belong to.
+      const missing = yield* Effect.flip(Effect.provideService((yield* Families).get(family.id), CurrentTenant, service))
+      expect(missing).toBeInstanceOf(NotFound)
+      const exit = yield* Effect.exit(Effect.provideService((yield* Families).create({ code: "crates", label: { en: "Crates" } }), CurrentTenant, service))
+      assert(Exit.isFailure(exit))
+      const defect = Cause.dieOption(exit.cause)
+      assert(Option.isSome(defect))
+      expect(defect.value).toBeInstanceOf(OrganizationGone)
+      expect((defect.value as OrganizationGone).organizationId).toBe(org.id)
+    }).pipe(Effect.provide(catalog)))
 
   // The migrations at start were defects: an app could not tell a database it may not use from a bug.
   it.live("fails to build on a database a newer version migrated, with DatabaseTooNew", () =>
