@@ -15,6 +15,7 @@ import { writeEntityAttributes } from "./EntityAttributes.js"
 import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { PatternTimer } from "../schema/PatternTimer.js"
 import { attributeChanges } from "../products/ProductValues.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Brands extends Context.Tag("catalog/Brands")<Brands, {
   readonly list: (query: ListBrandsQuery) => Effect.Effect<ReadonlyArray<Brand>, never, CurrentTenant>
@@ -113,7 +114,7 @@ export const makeBrands = Effect.gen(function*() {
       })
     )
 
-  return Brands.of({ list, create, get, update, delete: remove })
+  return withRecordIds(Brands.of({ list, create, get, update, delete: remove }), { get: ["brand"], update: ["brand"], delete: ["brand"] })
 })
 
 export const BrandsLive = Layer.effect(Brands, makeBrands)

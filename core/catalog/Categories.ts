@@ -15,6 +15,7 @@ import { retryGeneratedSlug } from "./GeneratedSlug.js"
 import { freeSlug } from "./Slugs.js"
 import { PatternTimer } from "../schema/PatternTimer.js"
 import { attributeChanges } from "../products/ProductValues.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   readonly list: (query: ListCategoriesQuery) => Effect.Effect<ReadonlyArray<Category>, never, CurrentTenant>
@@ -139,7 +140,7 @@ export const makeCategories = Effect.gen(function*() {
       })
     )
 
-  return Categories.of({ list, create, get, update, delete: remove })
+  return withRecordIds(Categories.of({ list, create, get, update, delete: remove }), { get: ["category"], update: ["category"], delete: ["category"] })
 })
 
 export const CategoriesLive = Layer.effect(Categories, makeCategories)

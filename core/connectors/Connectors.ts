@@ -20,6 +20,7 @@ import {
 import { ConnectorRepository } from "./ConnectorRepository.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 /** Headless connectors: installs that receive the organization's events as signed webhooks. */
 export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
@@ -146,7 +147,7 @@ export const makeConnectors = Effect.gen(function*() {
       return attempt
     })
 
-  return Connectors.of({ list, install, get, update, remove, deliveries, sendTest })
+  return withRecordIds(Connectors.of({ list, install, get, update, remove, deliveries, sendTest }), { get: ["connector"], update: ["connector"], remove: ["connector"], deliveries: ["connector"], sendTest: ["connector"] })
 })
 
 export const ConnectorsLive = Layer.effect(Connectors, makeConnectors)

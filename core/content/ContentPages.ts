@@ -20,6 +20,7 @@ import { ContentPage, ContentPageList, type ContentPageFilter, type CreateConten
 import { ContentPageRepository } from "./ContentPageRepository.js"
 import { defaultScope } from "../tenancy/Organization.js"
 import { PatternTimer, valueChecks } from "../schema/PatternTimer.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 type Failure = ValidationFailed | Conflict | Forbidden
 
@@ -180,7 +181,7 @@ export const makeContentPages = Effect.gen(function*() {
       })
     )
 
-  return ContentPages.of({
+  return withRecordIds(ContentPages.of({
     ensureEnabled: inTenant(() => Effect.void),
     list: (filter) =>
       inTenant((organizationId) =>
@@ -191,7 +192,7 @@ export const makeContentPages = Effect.gen(function*() {
     create,
     update,
     remove
-  })
+  }), { get: ["content page"], update: ["content page"], remove: ["content page"] })
 })
 
 export const ContentPagesLive = Layer.effect(ContentPages, makeContentPages)

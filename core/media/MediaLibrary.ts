@@ -24,6 +24,7 @@ import {
   type UploadWarning
 } from "./Media.js"
 import { MediaRepository } from "./MediaRepository.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class MediaLibrary extends Context.Tag("catalog/MediaLibrary")<MediaLibrary, {
   /**
@@ -226,7 +227,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
       return { media: found.media, bytes: bytes.value }
     })
 
-  return MediaLibrary.of({
+  return withRecordIds(MediaLibrary.of({
     upload,
     list: (productId, page) =>
       inTenant((organizationId) =>
@@ -241,6 +242,14 @@ export const makeMediaLibrary = Effect.gen(function*() {
     get: (id) => inTenant((organizationId) => Effect.map(find(organizationId, id), (r) => r.media)),
     remove,
     content
+  }), {
+    upload: ["product"],
+    list: ["product"],
+    update: ["product", "media"],
+    detach: ["product", "media"],
+    get: ["media"],
+    remove: ["media"],
+    content: ["media"]
   })
 })
 

@@ -8,6 +8,7 @@ import { type CreateModifier, Modifier, type ModifierOption, type ModifierType, 
 import { ModifierRepository } from "./ModifierRepository.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Modifiers extends Context.Tag("catalog/Modifiers")<Modifiers, {
   readonly list: Effect.Effect<ReadonlyArray<Modifier>, never, CurrentTenant>
@@ -39,7 +40,7 @@ export const makeModifiers = Effect.gen(function*() {
       onSome: Effect.succeed
     }))
 
-  return Modifiers.of({
+  return withRecordIds(Modifiers.of({
     list: inTenant(repo.list),
     get: (id) => inTenant((organizationId) => find(organizationId, id)),
     create: (input) =>
@@ -95,7 +96,7 @@ export const makeModifiers = Effect.gen(function*() {
           yield* record("modifier.deleted", id, { code: modifier.code })
         })
       )
-  })
+  }), { get: ["modifier"], update: ["modifier"], remove: ["modifier"] })
 })
 
 export const ModifiersLive = Layer.effect(Modifiers, makeModifiers)

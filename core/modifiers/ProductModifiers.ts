@@ -10,6 +10,7 @@ import { CurrentTenant } from "../tenancy/Actor.js"
 import { ModifierRepository } from "./ModifierRepository.js"
 import { ProductModifier } from "./ProductModifier.js"
 import { ProductModifierRepository } from "./ProductModifierRepository.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class ProductModifiers extends Context.Tag("catalog/ProductModifiers")<ProductModifiers, {
   readonly list: (productId: string) => Effect.Effect<ReadonlyArray<ProductModifier>, NotFound, CurrentTenant>
@@ -40,7 +41,7 @@ export const makeProductModifiers = Effect.gen(function*() {
       onSome: Effect.succeed
     }))
 
-  return ProductModifiers.of({
+  return withRecordIds(ProductModifiers.of({
     list: (productId) =>
       inTenant((organizationId) => Effect.zipRight(requireProduct(products, organizationId, productId), repo.ofProduct(organizationId, productId))),
     attach: (productId, modifierId) =>
@@ -66,7 +67,7 @@ export const makeProductModifiers = Effect.gen(function*() {
           yield* record("product_modifier.detached", productId, modifierId, modifier.code)
         })
       )
-  })
+  }), { list: ["product"], attach: ["product", "modifier"], detach: ["product", "modifier"] })
 })
 
 export const ProductModifiersLive = Layer.effect(ProductModifiers, makeProductModifiers)

@@ -28,6 +28,7 @@ import { now } from "../shared/Tenant.js"
 import { isUuid } from "../shared/Fields.js"
 import { defaultScope } from "../tenancy/Organization.js"
 import { PatternTimer, valueChecks } from "../schema/PatternTimer.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
@@ -354,7 +355,7 @@ export const makeProducts = Effect.gen(function*() {
         Effect.map(({ results }) => results)
       ))
 
-  return Products.of({ create, get, json, update, delete: remove, list, listJson, facets, bulk })
+  return withRecordIds(Products.of({ create, get, json, update, delete: remove, list, listJson, facets, bulk }), { get: ["product"], json: ["product"], update: ["product"], delete: ["product"] })
 })
 
 export const ProductsLive = Layer.effect(Products, makeProducts)

@@ -9,6 +9,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { type CreateRelationship, ProductRelationship } from "./Relationship.js"
 import { RelationshipRepository } from "./RelationshipRepository.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Relationships extends Context.Tag("catalog/Relationships")<Relationships, {
   readonly list: (productId: string) => Effect.Effect<ReadonlyArray<ProductRelationship>, NotFound, CurrentTenant>
@@ -33,7 +34,7 @@ export const makeRelationships = Effect.gen(function*() {
     }).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
   const inTenant = tenantTransaction(uow)
 
-  return Relationships.of({
+  return withRecordIds(Relationships.of({
     list: (productId) =>
       inTenant((organizationId) => Effect.zipRight(requireProduct(products, organizationId, productId), repo.ofProduct(organizationId, productId))),
     create: (productId, input) =>
@@ -69,7 +70,7 @@ export const makeRelationships = Effect.gen(function*() {
           yield* record("product_relationship.deleted", found.value)
         })
       )
-  })
+  }), { list: ["product"], create: ["product"], remove: ["product", "relationship"] })
 })
 
 export const RelationshipsLive = Layer.effect(Relationships, makeRelationships)

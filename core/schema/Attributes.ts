@@ -25,6 +25,7 @@ import { PatternTimer, valueChecks } from "./PatternTimer.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { compilePattern } from "./Pattern.js"
 import { shown } from "../shared/Preview.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
   /** The organization's attributes of one entity kind, by position then code. */
@@ -237,14 +238,14 @@ export const makeAttributes = Effect.gen(function*() {
       })
     )
 
-  return Attributes.of({
+  return withRecordIds(Attributes.of({
     list: (entityKind) => tenant((organizationId) => Effect.map(repo.list(organizationId, entityKind), (r) => r.map(toAttribute))),
     create,
     get: (id) => tenant((organizationId) => Effect.map(find(organizationId, id), toAttribute)),
     update,
     delete: remove,
     usage
-  })
+  }), { get: ["attribute"], update: ["attribute"], delete: ["attribute"], usage: ["attribute"] })
 })
 
 export const AttributesLive = Layer.effect(Attributes, makeAttributes)

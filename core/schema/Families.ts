@@ -24,6 +24,7 @@ import { type AttachmentRecord, FamilyRepository, type FamilySchema } from "./Fa
 import { requestedOverride } from "./Requirements.js"
 import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
 import { sameJson } from "../shared/CanonicalJson.js"
+import { isRecordId, withRecordIds } from "../shared/RecordIds.js"
 
 /** The kinds whose one family is provisioned on first use instead of created. */
 export type ProvisionedKind = "category" | "brand"
@@ -302,13 +303,21 @@ export const makeFamilies = Effect.gen(function*() {
       Effect.gen(function*() {
         yield* changeDefinitions(uow, organizationId)
         yield* find(organizationId, familyId)
-        if (yield* repo.detach(organizationId, familyId, attributeId)) {
+        // Detaching what is not attached does nothing, an id no attribute can have included.
+        if (isRecordId(attributeId) && (yield* repo.detach(organizationId, familyId, attributeId))) {
           yield* attachmentEvent("family_attribute.deleted", familyId, attributeId)
         }
       })
     )
 
-  return Families.of({ list, create, get, update, delete: remove, attach, updateAttachment, detach, provisioned })
+  return withRecordIds(Families.of({ list, create, get, update, delete: remove, attach, updateAttachment, detach, provisioned }), {
+    get: ["attribute family"],
+    update: ["attribute family"],
+    delete: ["attribute family"],
+    attach: ["attribute family"],
+    updateAttachment: ["attribute family", "family attribute"],
+    detach: ["attribute family"]
+  })
 })
 
 export const FamiliesLive = Layer.effect(Families, makeFamilies)

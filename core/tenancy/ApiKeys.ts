@@ -10,6 +10,7 @@ import { type ApiKey, CreatedApiKey, KEY_PREFIX, type RenameApiKey, toApiKey } f
 import { ApiKeyRepository } from "./ApiKeyRepository.js"
 import { Authentication } from "./Authentication.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class ApiKeys extends Context.Tag("catalog/ApiKeys")<ApiKeys, {
   readonly list: Effect.Effect<ReadonlyArray<ApiKey>, never, CurrentTenant>
@@ -141,7 +142,7 @@ export const makeApiKeys = Effect.gen(function*() {
       return plaintext
     })
 
-  return ApiKeys.of({ list, create, rename, revoke, ensure, mint })
+  return withRecordIds(ApiKeys.of({ list, create, rename, revoke, ensure, mint }), { rename: ["api key"], revoke: ["api key"] })
 })
 
 export const ApiKeysLive = Layer.effect(ApiKeys, makeApiKeys)

@@ -20,6 +20,7 @@ import { axesOf, axisKey, missingAxes } from "./VariantAxes.js"
 import { VariantRepository } from "./VariantRepository.js"
 import { defaultScope } from "../tenancy/Organization.js"
 import { PatternTimer, valueChecks } from "../schema/PatternTimer.js"
+import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Variants extends Context.Tag("catalog/Variants")<Variants, {
   readonly list: (
@@ -184,7 +185,7 @@ export const makeVariants = Effect.gen(function*() {
       })
     )
 
-  return Variants.of({
+  return withRecordIds(Variants.of({
     list: (productId, page) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {
@@ -207,7 +208,7 @@ export const makeVariants = Effect.gen(function*() {
           yield* record("variant.deleted", id, { productId, sku: variant.sku })
         })
       )
-  })
+  }), { list: ["product"], get: ["product", "variant"], create: ["product"], update: ["product", "variant"], remove: ["product", "variant"] })
 })
 
 export const VariantsLive = Layer.effect(Variants, makeVariants)
