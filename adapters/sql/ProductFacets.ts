@@ -35,10 +35,11 @@ const GroupRows = Schema.decodeUnknown(
 )
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 
-/** Text order as the databases' binary collation has it. */
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
-/** Text order by code point, as SQLite's binary collation orders UTF-8. */
+/**
+ * Text order by code point, as SQLite's binary collation and Postgres' `C` collation order
+ * UTF-8, and so as the names counted in SQL come. (JavaScript's `<` compares UTF-16 units, which
+ * puts a character past U+FFFF before U+E000 to U+FFFF.)
+ */
 const byCodePoint = (a: string, b: string) => {
   for (let i = 0, j = 0; i < a.length && j < b.length;) {
     const x = a.codePointAt(i)!
@@ -52,7 +53,7 @@ const byCodePoint = (a: string, b: string) => {
 
 /** Counts per key, largest first, ties by `order`, at most `cap`. */
 const top = (counts: Map<string, number>, cap: number, order: (id: string) => string) =>
-  [...counts].sort((a, b) => b[1] - a[1] || byText(order(a[0]), order(b[0]))).slice(0, cap)
+  [...counts].sort((a, b) => b[1] - a[1] || byCodePoint(order(a[0]), order(b[0]))).slice(0, cap)
 
 const add = (counts: Map<string, number>, key: string | null, n: number) => {
   if (key !== null) counts.set(key, (counts.get(key) ?? 0) + n)
@@ -98,7 +99,7 @@ const rankCategories = (counts: ReadonlyMap<string, number>, tree: ReadonlyArray
       const c = byId.get(id)
       return c === undefined || count <= 0 ? [] : [{ id, slug: c.slug, name: c.name, count }]
     })
-    .sort((a, b) => b.count - a.count || byText(a.name, b.name))
+    .sort((a, b) => b.count - a.count || byCodePoint(a.name, b.name))
     .slice(0, cap)
 }
 /** Products per category they are filed in directly, grouped on the link table alone (a join per link costs more than the count). */

@@ -81,6 +81,40 @@ export const productFacetsSuite = <E>(name: string, storage: Layer.Layer<Storage
         expect(result.none.statuses.map((s) => s.value)).toEqual(["active", "archived", "draft"])
       }))
 
+    it.effect("orders ties by name in code point order, as the databases order names, however the counts are made", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          // U+FF5A (full-width z) sorts before U+1D400 (mathematical bold A) by code point, after
+          // it by UTF-16 unit (a surrogate, 0xD835); plain `b` comes first either way.
+          const names = ["\u{1D400}lpha", "\uFF5Aeta", "beta"]
+          for (const name of names) {
+            const category = yield* (yield* Categories).create({ name })
+            const brand = yield* (yield* Brands).create({ name })
+            yield* products.create({ familyId: family.id, name, categoryIds: [category.id], brandId: brand.id })
+          }
+          const plain = yield* products.facets({})
+          const subtree = yield* products.facets({ includeDescendants: true })
+          const empty = yield* products.facets({ q: "nothing-matches-this", includeEmpty: true })
+          return {
+            categories: plain.categories.map((c) => c.name),
+            subtreeCategories: subtree.categories.map((c) => c.name),
+            brands: plain.brands.map((b) => b.name),
+            emptyCategories: empty.categories.map((c) => c.name),
+            emptyBrands: empty.brands.map((b) => b.name)
+          }
+        }))
+        const codePointOrder = ["beta", "\uFF5Aeta", "\u{1D400}lpha"]
+        expect(result).toEqual({
+          categories: codePointOrder,
+          subtreeCategories: codePointOrder,
+          brands: codePointOrder,
+          emptyCategories: codePointOrder,
+          emptyBrands: codePointOrder
+        })
+      }))
+
     it.effect("counts facets over a search's matches, near misses included, with the other filters applied", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
