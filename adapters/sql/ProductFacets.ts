@@ -51,9 +51,9 @@ const byCodePoint = (a: string, b: string) => {
   return a.length - b.length
 }
 
-/** Counts per key, largest first, ties by `order`, at most `cap`. */
+/** Counts per key, largest first, ties by `order` and then by key, at most `cap`. */
 const top = (counts: Map<string, number>, cap: number, order: (id: string) => string) =>
-  [...counts].sort((a, b) => b[1] - a[1] || byCodePoint(order(a[0]), order(b[0]))).slice(0, cap)
+  [...counts].sort((a, b) => b[1] - a[1] || byCodePoint(order(a[0]), order(b[0])) || byCodePoint(a[0], b[0])).slice(0, cap)
 
 const add = (counts: Map<string, number>, key: string | null, n: number) => {
   if (key !== null) counts.set(key, (counts.get(key) ?? 0) + n)
@@ -91,7 +91,7 @@ const outsideTheCopy = (sql: SqlClient.SqlClient, organizationId: string, filter
   )
 }
 
-/** Categories by count, largest first, ties by name, at most `cap`; those not in `tree` or counting nothing left out. */
+/** Categories by count, largest first, ties by name and then by id (names repeat), at most `cap`; those not in `tree` or counting nothing left out. */
 const rankCategories = (counts: ReadonlyMap<string, number>, tree: ReadonlyArray<CategoryNode>, cap: number) => {
   const byId = new Map(tree.map((c) => [c.id, c]))
   return [...counts]
@@ -99,7 +99,7 @@ const rankCategories = (counts: ReadonlyMap<string, number>, tree: ReadonlyArray
       const c = byId.get(id)
       return c === undefined || count <= 0 ? [] : [{ id, slug: c.slug, name: c.name, count }]
     })
-    .sort((a, b) => b.count - a.count || byCodePoint(a.name, b.name))
+    .sort((a, b) => b.count - a.count || byCodePoint(a.name, b.name) || byCodePoint(a.id, b.id))
     .slice(0, cap)
 }
 /** Products per category they are filed in directly, grouped on the link table alone (a join per link costs more than the count). */
@@ -306,11 +306,11 @@ export const facetsOf = (
       ? yield* subtreeCounts(sql, organizationId, categoryScope, tree, caps.categories, anyMulti)
       : yield* sql`select c.id, c.slug, c.name, d.count
         from (${directCounts(sql, categoryScope)}) d join categories c on c.id = d.id
-        order by d.count desc, c.name limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
+        order by d.count desc, c.name, c.id limit ${caps.categories}`.pipe(Effect.flatMap(CategoryRows))
     const categories = yield* topUp(categoriesFound, caps.categories, (room) =>
       sql`select c.id, c.slug, c.name, 0 as count from categories c
         where c.organization_id = ${organizationId} and ${notIn("c.id", categoriesFound.map((c) => c.id))}
-        order by c.name limit ${room}`.pipe(Effect.flatMap(CategoryRows)))
+        order by c.name, c.id limit ${room}`.pipe(Effect.flatMap(CategoryRows)))
 
     const tagLinks = tallies === undefined ? onLinks("tags") : undefined
     const tagScope: Scope = tagLinks !== undefined

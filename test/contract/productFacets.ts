@@ -115,6 +115,26 @@ export const productFacetsSuite = <E>(name: string, storage: Layer.Layer<Storage
         })
       }))
 
+    it.effect("orders categories of the same name and count by id, so a request answers in one order", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const ids: Array<string> = []
+          for (let i = 0; i < 4; i++) ids.push((yield* (yield* Categories).create({ name: "Same" })).id)
+          // Filed newest category first, so that neither creation nor filing order is the id order's.
+          for (const [i, id] of [...ids].reverse().entries()) {
+            yield* products.create({ familyId: family.id, name: `same ${i}`, categoryIds: [id] })
+          }
+          const plain = yield* products.facets({})
+          const subtree = yield* products.facets({ includeDescendants: true })
+          const empty = yield* products.facets({ q: "nothing-matches-this", includeEmpty: true })
+          return { ids, plain: plain.categories.map((c) => c.id), subtree: subtree.categories.map((c) => c.id), empty: empty.categories.map((c) => c.id) }
+        }))
+        const inIdOrder = [...result.ids].sort()
+        expect(result).toEqual({ ids: result.ids, plain: inIdOrder, subtree: inIdOrder, empty: inIdOrder })
+      }))
+
     it.effect("counts facets over a search's matches, near misses included, with the other filters applied", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
