@@ -23,7 +23,9 @@ export const DestinationUrl = Schema.String.pipe(
   // The URL parser would drop them, yet the address would be shown as sent.
   Schema.filter((s) => !/[\s\p{Cc}]/u.test(s), { message: () => "must not hold white space or control characters" }),
   Schema.filter(isHttpUrl, { message: () => "must be an absolute http or https URL" }),
-  Schema.filter((s) => !hasCredentials(s), { message: () => "must not carry a user name or password; send credentials in extra_headers" })
+  Schema.filter((s) => !hasCredentials(s), { message: () => "must not carry a user name or password; send credentials in extra_headers" }),
+  // No connection can be made to it: every delivery would fail.
+  Schema.filter((s) => new URL(s).port !== "0", { message: () => "must not name port 0" })
 )
 
 /** At least 16 characters, counted as code points (`Schema.minLength` counts UTF-16 units: 8 emoji would pass). */

@@ -63,6 +63,7 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["an ftp destination", { destination_url: "ftp://203.0.113.10/h" }, ["config", "destination_url"]],
     ["a destination carrying a password", { destination_url: "http://user:pass@127.0.0.1:9/h" }, ["config", "destination_url"]],
     ["a destination carrying a user name", { destination_url: "http://user@127.0.0.1:9/h" }, ["config", "destination_url"]],
+    ["a destination on port 0, which no connection can reach", { destination_url: "http://203.0.113.10:0/h" }, ["config", "destination_url"]],
     ["a private destination", { destination_url: "http://192.168.1.20/h" }, ["config", "destination_url"]],
     ["a loopback address outside the exempt range", { destination_url: "http://127.0.0.2:8080/h" }, ["config", "destination_url"]],
     ["a pattern with a wildcard in the middle", { destination_url: "http://127.0.0.1:9/h", events: ["product.*.created"] }, ["config", "events", 0]],
