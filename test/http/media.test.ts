@@ -245,6 +245,10 @@ describe("media over HTTP", () => {
     const controlled = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a\tb\u0001c.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
     const tabbed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: controlled, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
     expect([tabbed.status, tabbed.json.filename, tabbed.json.warnings?.map((w: { code: string }) => w.code)]).toEqual([201, "abc.txt", ["filename_changed"]])
+    // A name that is not UTF-8 is read as the Latin-1 a legacy client sends.
+    const latin1 = Buffer.from(["--XyZ", 'Content-Disposition: form-data; name="file"; filename="caf\u00e9.txt"', "", "hello", "--XyZ--", ""].join("\r\n"), "latin1")
+    const legacy = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: latin1, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+    expect([legacy.status, legacy.json.filename, "warnings" in legacy.json]).toEqual([201, "caf\u00e9.txt", false])
     // The record read back is the media alone.
     expect((await t.req("GET", `/v1/media/${raw.json.id}`)).json.warnings).toBeUndefined()
   })

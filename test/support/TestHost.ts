@@ -20,7 +20,7 @@ export interface Response {
 
 export interface RequestOptions {
   readonly body?: unknown
-  readonly rawBody?: string
+  readonly rawBody?: string | Uint8Array
   readonly headers?: Record<string, string>
   readonly auth?: string
 }
@@ -94,7 +94,7 @@ export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promis
 
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
     const headers: Record<string, string> = { ...options.headers }
-    let body: string | undefined
+    let body: string | Uint8Array | undefined
     if (options.rawBody !== undefined) body = options.rawBody
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body)

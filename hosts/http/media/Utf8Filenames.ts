@@ -150,7 +150,8 @@ const withEncodedFilename = (block: Buffer): Buffer => {
   try {
     text = utf8.decode(block)
   } catch {
-    return block
+    // Not UTF-8: a legacy client's Latin-1, the one other encoding a header block is sent in.
+    text = block.toString("latin1")
   }
   const lines = text.split("\r\n").map((line) => {
     if (!/^content-disposition:/i.test(line) || /;\s*filename\*=/i.test(line)) return line
