@@ -56,6 +56,30 @@ it.effect("migration 28 keys brand and category names folded as upper-case spell
     expect((yield* read("categories")).map((c) => c.nameKey)).toEqual(["grosse grössen"])
   }).pipe(Effect.provide(SqliteStorage.client(":memory:"))))
 
+it.effect("migration 35 keys brand and category names without their zero-width spaces, and writes only the organizations holding one", () =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* upTo(34)
+    const at = (n: number) => `2026-01-0${n}T00:00:00.000Z`
+    yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values ('o1', 'Org', 'org', ${at(1)}, ${at(1)}), ('o2', 'Other', 'other', ${at(1)}, ${at(1)})`
+    const brands: ReadonlyArray<readonly [string, string, string, string]> = [
+      ["b1", "o1", "Acme", "acme"],
+      ["b2", "o1", "ACME\u200b", "acme\u200b"],
+      ["b3", "o1", "Ac\u200bme", "ac\u200bme"],
+      ["b4", "o2", "Trim Co", "stale, as no name of its organization holds a zero-width space"]
+    ]
+    for (const [i, [id, organizationId, name, key]] of brands.entries()) {
+      yield* sql`insert into brands (id, organization_id, name, name_key, slug, attributes, created_at, updated_at)
+        values (${id}, ${organizationId}, ${name}, ${key}, ${id}, '{}', ${at(i + 1)}, ${at(i + 1)})`
+    }
+    yield* sql`insert into categories (id, organization_id, name, name_key, slug, position, attributes, created_at, updated_at)
+      values ('c1', 'o1', '\u200bWinter Bo\u200bots', '\u200bwinter bo\u200bots', 'c1', 0, '{}', ${at(1)}, ${at(1)})`
+    yield* migrate
+    const read = (table: string) => sql`select name, name_key from ${sql(table)} order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Keys)))
+    expect((yield* read("brands")).map((b) => b.nameKey)).toEqual(["acme", "acme b2", "acme b3", "stale, as no name of its organization holds a zero-width space"])
+    expect((yield* read("categories")).map((c) => c.nameKey)).toEqual(["winter boots"])
+  }).pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
 const Stored = Schema.Array(Schema.Struct({ id: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)), searchText: Schema.String }))
 const TagLinks = Schema.Array(Schema.Struct({ productId: Schema.String, tag: Schema.String }))
 

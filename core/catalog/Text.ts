@@ -73,7 +73,8 @@ export const searchText = (parts: ReadonlyArray<string>): string => {
  * the Greek final sigma is a sigma, which lower-casing writes by its neighbours (`ΟΔΟΣ'Α` is
  * `οδοσ'α`, `οδος'α` too). Composed again, as upper-casing may decompose (`ΐ`). Compatibility
  * forms are spelled plainly (`plainLetters`: `Ａｃｍｅ` is `Acme`) and invisible format characters
- * dropped (`WORD_FORMAT`: `Ac&shy;me` is `Acme`).
+ * dropped, the zero-width space too, as slugs drop them: names that look alike are one
+ * (`Ac&shy;me` and `Acme&#8203;` are `Acme`), where search reads a zero-width space as a break.
  */
 export const caseKey = (name: string): string =>
-  plainLetters(name.replace(WORD_FORMAT, "")).normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase().toUpperCase().toLowerCase().replace(/ς/g, "σ").normalize("NFC")
+  plainLetters(name.replace(/\p{Cf}/gu, "")).normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase().toUpperCase().toLowerCase().replace(/ς/g, "σ").normalize("NFC")

@@ -212,6 +212,22 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(result.brandsFound).toEqual([["ﬁne Foods"], ["ﬁne Foods"], ["Wasser\u00ADwerk"]])
         expect(result.categoriesFound).toEqual([["Ｗｉｎｔｅｒ Boots"], ["Ｗｉｎｔｅｒ Boots"]])
       }))
+    it.effect("drops a zero-width space from a name, as it is not seen: Acme followed by one is Acme", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const brands = yield* Brands
+          const categories = yield* Categories
+          yield* brands.create({ name: "Acme" })
+          yield* brands.create({ name: "Ac me" })
+          yield* categories.create({ name: "Winter Boots" })
+          return {
+            clashes: yield* Effect.forEach(["Acme\u200b", "\u200bACME", "Ac\u200bme", "Ac \u200b me"], (name, i) => failureOf(brands.create({ name, slug: `other-${i}` }))),
+            categoriesFound: (yield* categories.list({ q: "wint\u200ber b" })).map((c) => c.name)
+          }
+        }))
+        for (const clash of result.clashes) expect(clash).toContain("is taken")
+        expect(result.categoriesFound).toEqual(["Winter Boots"])
+      }))
     it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

@@ -5,13 +5,15 @@ import { caseKey } from "../../../core/catalog/Text.js"
 const Rows = Schema.Array(Schema.Struct({ id: Schema.String, organizationId: Schema.String, name: Schema.String }))
 
 /**
- * Writes each row's name key (`caseKey`), oldest first. A brand whose key an older brand of its
- * organization already has keeps a key made unique by its id, so both stay.
+ * Writes each row's name key (`caseKey`), oldest first, of every organization or of one. A brand
+ * whose key an older brand of its organization already has keeps a key made unique by its id,
+ * so both stay.
  */
-export const writeNameKeys = (table: "brands" | "categories") =>
+export const writeNameKeys = (table: "brands" | "categories", organizationId?: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`select id, organization_id, name from ${sql(table)} order by created_at, id`.pipe(
+    const of = organizationId === undefined ? sql`` : sql`where organization_id = ${organizationId}`
+    const rows = yield* sql`select id, organization_id, name from ${sql(table)} ${of} order by created_at, id`.pipe(
       Effect.flatMap(Schema.decodeUnknown(Rows))
     )
     const seen = new Set<string>()

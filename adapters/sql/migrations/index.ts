@@ -28,6 +28,7 @@ import plainLetters from "./0031_plain_letters.js"
 import auditActions from "./0032_audit_actions.js"
 import webhookQueue from "./0033_webhook_queue.js"
 import tenantForeignKeys from "./0034_tenant_foreign_keys.js"
+import zeroWidthSpaceNameKeys from "./0035_zero_width_space_name_keys.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -60,5 +61,6 @@ export const migrations = {
   "31_plain_letters": plainLetters,
   "32_audit_actions": auditActions,
   "33_webhook_queue": webhookQueue,
-  "34_tenant_foreign_keys": tenantForeignKeys
+  "34_tenant_foreign_keys": tenantForeignKeys,
+  "35_zero_width_space_name_keys": zeroWidthSpaceNameKeys
 }
