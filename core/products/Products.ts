@@ -78,21 +78,38 @@ const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly 
 /** The ids bulk items ask to delete, valid or not: only to look up their media before the deletions. */
 const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id)
 
+/** Text in code point order, as the databases order it (`ｚ`, U+FF5A, before `𝐀`, U+1D400). */
+const byCodePoint = (a: string, b: string): number => {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    const x = a.codePointAt(i)!
+    const y = b.codePointAt(j)!
+    if (x !== y) return x - y
+    i += x > 0xffff ? 2 : 1
+    j += y > 0xffff ? 2 : 1
+  }
+  return a.length - b.length
+}
+
 /**
- * The label of the locale that sorts first: a stored label's key order is the database's
- * (insertion order on SQLite, length then bytes in a Postgres jsonb), so it cannot choose.
+ * A label's text in one locale: its own key of that locale, whatever the case of either. Of
+ * keys naming it in several cases (a label stored before such labels were refused), the first
+ * in code point order: the order a database keeps a label's keys in is its own.
  */
-/** A label's text in one locale: its own key of that locale, whatever the case of either. */
 const labelAt = (label: Readonly<Record<string, string>>, locale: string | null | undefined): string | undefined => {
   if (locale === undefined || locale === null) return undefined
   if (Object.hasOwn(label, locale)) return label[locale]
   const key = localeKey(locale)
-  const found = Object.keys(label).find((k) => localeKey(k) === key)
+  const found = Object.keys(label).filter((k) => localeKey(k) === key).sort(byCodePoint)[0]
   return found === undefined ? undefined : label[found]
 }
 
+/**
+ * The label of the locale that sorts first in code point order: a stored label's key order is
+ * the database's (insertion order on SQLite, length then bytes in a Postgres jsonb), so it
+ * cannot choose.
+ */
 const firstByLocale = (label: Readonly<Record<string, string>>): string | null => {
-  const first = Object.keys(label).sort()[0]
+  const first = Object.keys(label).sort(byCodePoint)[0]
   return first === undefined ? null : label[first] ?? null
 }
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { isJsonValue } from "../shared/CanonicalJson.js"
-import { Code, LocalizedLabel, OpenObject, Position, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LabelInput, LocalizedLabel, OpenObject, Position, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 import { AttributeType } from "./AttributeValues.js"
 
@@ -74,7 +74,7 @@ export const toAttribute = (r: AttributeRecord): Attribute =>
 
 export const CreateAttribute = Schema.Struct({
   code: Code,
-  label: LocalizedLabel,
+  label: LabelInput,
   type: AttributeType,
   entityKind: Schema.optional(EntityKind),
   groupId: Schema.optional(Schema.NullOr(Uuid)),
@@ -92,7 +92,7 @@ export type CreateAttribute = typeof CreateAttribute.Type
 /** Any create field; `entityKind` is accepted only when it equals the current kind. */
 export const UpdateAttribute = Schema.Struct({
   code: Schema.optional(Code),
-  label: Schema.optional(LocalizedLabel),
+  label: Schema.optional(LabelInput),
   type: Schema.optional(AttributeType),
   entityKind: Schema.optional(Unchangeable),
   groupId: Schema.optional(Schema.NullOr(Uuid)),
@@ -131,7 +131,7 @@ export class AttributeGroup extends Schema.Class<AttributeGroup>("AttributeGroup
 
 export const CreateAttributeGroup = Schema.Struct({
   code: Code,
-  label: LocalizedLabel,
+  label: LabelInput,
   position: Schema.optional(Position)
 })
 export type CreateAttributeGroup = typeof CreateAttributeGroup.Type

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Code, LocalizedLabel, Position, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LabelInput, LocalizedLabel, Position, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 import { EntityKind, Requirement, ValidationRules } from "./Attribute.js"
 import { AttributeType } from "./AttributeValues.js"
@@ -55,7 +55,7 @@ export const CreatableEntityKind = Schema.Literal("product", "content").annotati
 
 export const CreateFamily = Schema.Struct({
   code: Code,
-  label: LocalizedLabel,
+  label: LabelInput,
   entityKind: Schema.optional(CreatableEntityKind),
   description: Schema.optional(Schema.NullOr(Schema.String))
 })
@@ -63,7 +63,7 @@ export type CreateFamily = typeof CreateFamily.Type
 
 /** `label` and `description`; `code` and `entityKind` are accepted only when they equal the current ones. */
 export const UpdateFamily = Schema.Struct({
-  label: Schema.optional(LocalizedLabel),
+  label: Schema.optional(LabelInput),
   description: Schema.optional(Schema.NullOr(Schema.String)),
   code: Schema.optional(Unchangeable),
   entityKind: Schema.optional(Unchangeable)

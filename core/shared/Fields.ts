@@ -127,3 +127,25 @@ export const MAX_LABEL_LOCALES = 1000
 
 /** Map of locale to text. */
 export const LocalizedLabel = BoundedMap(TextMap, MAX_LABEL_LOCALES, `at most ${MAX_LABEL_LOCALES} locales`)
+
+/** The keys of a label that name a locale an earlier key names already, in another case (`en-us` after `en-US`). */
+const repeatedLocales = (label: Readonly<Record<string, string>>): Array<string> => {
+  const seen = new Set<string>()
+  return Object.keys(label).filter((key) => {
+    const locale = key.toLowerCase()
+    if (!seen.has(locale)) {
+      seen.add(locale)
+      return false
+    }
+    return true
+  })
+}
+
+/**
+ * A label as written: one key per locale. A locale is one locale whatever its case, so `en-US`
+ * and `en-us` in one label would leave which text `?locale=en-us` reads to the order a
+ * database keeps the keys in (SQLite one answer, Postgres the other).
+ */
+export const LabelInput = LocalizedLabel.pipe(Schema.filter((label) =>
+  repeatedLocales(label).map((key): Schema.FilterIssue => ({ path: [key], message: `names the locale ${key.toLowerCase()} again` }))
+))

@@ -94,6 +94,22 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("GET", `/v1/attribute-families/${family.json.id}`)).json.label).toEqual({ en: "Family", toString: "kept" })
   })
 
+  it("refuses a label naming one locale twice in different cases, which facets read one way on SQLite and another on Postgres", async () => {
+    const refused = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown; code: string }) => i.path)]
+    const twice = { "fr-CA": "Famille", "FR-ca": "Autre", en: "Family" }
+    expect(refused(await t.req("POST", "/v1/attribute-groups", { body: { code: "twice_group", label: twice } }))).toEqual([422, [["label", "FR-ca"]]])
+    expect(refused(await t.req("POST", "/v1/attributes", { body: { code: "twice_attr", label: twice, type: "text" } }))).toEqual([422, [["label", "FR-ca"]]])
+    expect(refused(await t.req("POST", "/v1/attribute-families", { body: { code: "twice_family", label: twice } }))).toEqual([422, [["label", "FR-ca"]]])
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "twice_family", label: { "fr-CA": "Famille", en: "Family" } } })
+    expect(family.status).toBe(201)
+    expect(refused(await t.req("PATCH", `/v1/attribute-families/${family.json.id}`, { body: { label: { ...twice, "EN": "x" } } }))).toEqual([422, [["label", "FR-ca"], ["label", "EN"]]])
+    const attribute = await t.req("POST", "/v1/attributes", { body: { code: "twice_attr", label: { en: "x" }, type: "text" } })
+    expect(refused(await t.req("PATCH", `/v1/attributes/${attribute.json.id}`, { body: { label: { en: "x", EN: "y" } } }))).toEqual([422, [["label", "EN"]]])
+    await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Labelled" } })
+    const facets = await t.req("GET", `/v1/products/facets?familyId=${family.json.id}&locale=fr-ca`)
+    expect(facets.json.families.find((f: { id: string }) => f.id === family.json.id).label).toBe("Famille")
+  })
+
   it("answers 422 for a taken code or a second attachment, and 404 for another organization's attribute", async () => {
     const body = { code: "dup", label: {}, type: "text" }
     const first = await t.req("POST", "/v1/attributes", { body })
