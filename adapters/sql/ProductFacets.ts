@@ -9,6 +9,7 @@ import type { FacetIndex } from "./ProductFacetIndex.js"
 import { linkConditions, productConditions } from "./ProductWhere.js"
 import { productsOf } from "./ProductSearch.js"
 import type { CategoryNode, FacetTallies, Group } from "./TenantFacets.js"
+import { byCodePoint } from "../../core/shared/CodePointOrder.js"
 
 const Label = JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String }))
 const FamilyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, code: Schema.String, label: Label, count: IntColumn })))
@@ -34,22 +35,6 @@ const GroupRows = Schema.decodeUnknown(
   }))
 )
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
-
-/**
- * Text order by code point, as SQLite's binary collation and Postgres' `C` collation order
- * UTF-8, and so as the names counted in SQL come. (JavaScript's `<` compares UTF-16 units, which
- * puts a character past U+FFFF before U+E000 to U+FFFF.)
- */
-const byCodePoint = (a: string, b: string) => {
-  for (let i = 0, j = 0; i < a.length && j < b.length;) {
-    const x = a.codePointAt(i)!
-    const y = b.codePointAt(j)!
-    if (x !== y) return x - y
-    i += x > 0xffff ? 2 : 1
-    j += y > 0xffff ? 2 : 1
-  }
-  return a.length - b.length
-}
 
 /** Counts per key, largest first, ties by `order` and then by key, at most `cap`. */
 const top = (counts: Map<string, number>, cap: number, order: (id: string) => string) =>

@@ -29,6 +29,7 @@ import { isUuid } from "../shared/Fields.js"
 import { defaultScope } from "../tenancy/Organization.js"
 import { PatternTimer, valueChecks } from "../schema/PatternTimer.js"
 import { withRecordIds } from "../shared/RecordIds.js"
+import { byCodePoint } from "../shared/CodePointOrder.js"
 
 export class Products extends Context.Tag("catalog/Products")<Products, {
   readonly create: (input: CreateProduct) => Effect.Effect<Product, ValidationFailed | Conflict, CurrentTenant>
@@ -77,18 +78,6 @@ const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly 
 
 /** The ids bulk items ask to delete, valid or not: only to look up their media before the deletions. */
 const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id)
-
-/** Text in code point order, as the databases order it (`ｚ`, U+FF5A, before `𝐀`, U+1D400). */
-const byCodePoint = (a: string, b: string): number => {
-  for (let i = 0, j = 0; i < a.length && j < b.length;) {
-    const x = a.codePointAt(i)!
-    const y = b.codePointAt(j)!
-    if (x !== y) return x - y
-    i += x > 0xffff ? 2 : 1
-    j += y > 0xffff ? 2 : 1
-  }
-  return a.length - b.length
-}
 
 /**
  * A label's text in one locale: its own key of that locale, whatever the case of either. Of
