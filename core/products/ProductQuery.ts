@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { MAX_TAGS } from "../catalog/Tags.js"
-import { DateTimeString, IntegerText, isUuid, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
+import { DateTimeString, IntegerParam, isUuid, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
 import { ProductStatus } from "./Product.js"
 
 /** A query boolean: `true`, `false`, `1` or `0`. */
@@ -9,12 +9,6 @@ export const BooleanParam = Schema.transform(
   Schema.Boolean,
   { strict: true, decode: (s) => s === "true" || s === "1", encode: (b) => (b ? "true" : "false") }
 )
-
-const IntParam = (min: number, max: number, message: string, fallback?: number) =>
-  IntegerText(message, `an integer from ${min} to ${max}${fallback === undefined ? "" : `; ${fallback} when absent`}`).pipe(
-    Schema.int({ message: () => message }),
-    Schema.between(min, max, { message: () => message })
-  ).annotations({ message: () => message })
 
 const NumberParam = NumberText("must be a number").pipe(Schema.finite({ message: () => "must be a number" })).annotations({
   message: () => "must be a number"
@@ -81,8 +75,8 @@ const pageFields = {
   sortBy: Schema.optional(SortBy),
   sortAttribute: Schema.optional(NonEmptyString),
   sortDir: Schema.optional(Schema.Literal("asc", "desc")),
-  limit: Schema.optional(IntParam(1, 200, "must be an integer from 1 to 200", 50)),
-  offset: Schema.optional(IntParam(0, Number.MAX_SAFE_INTEGER, "must be an integer from 0 to 9007199254740991", 0)),
+  limit: Schema.optional(IntegerParam(1, 200, 50)),
+  offset: Schema.optional(IntegerParam(0, Number.MAX_SAFE_INTEGER, 0)),
   withTotal: Schema.optional(BooleanParam)
 }
 
@@ -98,7 +92,7 @@ export type ListProductsQuery = typeof ListProductsQuery.Type
 export const FacetsQuery = Schema.Struct({
   ...filterFields,
   ...pageFields,
-  facetLimit: Schema.optional(IntParam(1, 500, "must be an integer from 1 to 500")),
+  facetLimit: Schema.optional(IntegerParam(1, 500)),
   includeEmpty: Schema.optional(BooleanParam)
 }).annotations(strict)
 export type FacetsQuery = typeof FacetsQuery.Type

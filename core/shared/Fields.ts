@@ -40,6 +40,15 @@ export const IntegerText = (message: string, description?: string) =>
     Schema.NumberFromString
   )
 
+/** An integer query parameter within bounds, described with them and its default, refused with them. */
+export const IntegerParam = (min: number, max: number, fallback?: number) => {
+  const message = `must be an integer from ${min} to ${max}`
+  return IntegerText(message, `an integer from ${min} to ${max}${fallback === undefined ? "" : `; ${fallback} when absent`}`).pipe(
+    Schema.int({ message: () => message }),
+    Schema.between(min, max, { message: () => message })
+  ).annotations({ message: () => message })
+}
+
 /** A query number in decimal notation, with an optional fraction and exponent ("-3", "12.5", "1e3"). */
 export const NumberText = (message: string) =>
   Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, { message: () => message })), Schema.NumberFromString)

@@ -29,6 +29,11 @@ describe("GET /v1/products query validation", () => {
     // An offset past what a double holds exactly is an integer, so the message names the bound.
     const far = await t.req("GET", "/v1/products?offset=9223372036854775807")
     expect([far.status, far.json.error.details.issues]).toEqual([422, [{ path: ["offset"], message: "must be an integer from 0 to 9007199254740991", code: "invalid" }]])
+    // Every paged list words its bounds alike.
+    for (const path of ["/v1/products?limit=0", "/v1/audit-log?limit=0", "/v1/content-pages?limit=x"]) {
+      const r = await t.req("GET", path)
+      expect([path, r.json.error.details.issues]).toEqual([path, [{ path: ["limit"], message: "must be an integer from 1 to 200", code: "invalid" }]])
+    }
   })
 
   it("names every unknown key and every bad value at once, one issue each", async () => {
