@@ -36,6 +36,20 @@ const attached = (event: string | symbol) => {
   nodeServer.off("request", starting)
   nodeServer.off("newListener", attached)
 }
+// Once stopping, every answer not yet begun closes its connection (`Connection: close`): a
+// client that kept the connection open would otherwise send its next request on it, and the
+// drain, which ends as soon as nothing is in flight, would cut that request unanswered.
+// Added before `starting`, since adding any later request listener takes `starting` away.
+let stopping = false
+const unanswered = new Set<ServerResponse>()
+const closing = (response: ServerResponse) => {
+  if (!response.headersSent) response.shouldKeepAlive = false
+}
+nodeServer.on("request", (_: IncomingMessage, response: ServerResponse) => {
+  if (stopping) return closing(response)
+  unanswered.add(response)
+  response.once("close", () => unanswered.delete(response))
+})
 nodeServer.on("request", starting)
 nodeServer.on("newListener", attached)
 
@@ -63,7 +77,6 @@ const fiber = Effect.runFork(main)
 // connection and interrupts everything, and exits after FORCE_LIMIT_MS whatever is still
 // running (a query the database has not answered cannot be interrupted, nor waited for).
 const FORCE_LIMIT_MS = 500
-let stopping = false
 const shutdown = (signal: NodeJS.Signals) => {
   if (stopping) {
     process.exitCode = 128 + (constants.signals[signal] ?? 0)
@@ -72,6 +85,7 @@ const shutdown = (signal: NodeJS.Signals) => {
     return Effect.runFork(Fiber.interrupt(fiber))
   }
   stopping = true
+  unanswered.forEach(closing)
   nodeServer.close()
   nodeServer.closeIdleConnections()
   return Effect.runFork(inFlight.drained(DRAIN_LIMIT).pipe(Effect.zipRight(Fiber.interrupt(fiber))))

@@ -3,7 +3,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { request } from "node:http"
+import { Agent, request } from "node:http"
 import { Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { freePort } from "../support/Ports.js"
@@ -78,6 +78,59 @@ describe("graceful shutdown of the HTTP host", () => {
     const after = await fetch(`${base}/healthz`).then(() => "answered", () => "refused")
     expect(after).toBe("refused")
   })
+
+  it("closes the connections it still answers on once stopping, so no request is sent on them to be cut", async () => {
+    const key = `pim_${randomBytes(32).toString("base64url")}`
+    const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
+    dirs.push(dir)
+    const port = await freePort()
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
+        CATALOG_TENANCY: "single",
+        CATALOG_BOOTSTRAP_API_KEY: key,
+        CATALOG_DATA_DIR: dir,
+        LOG_LEVEL: "error"
+      },
+      stdio: "ignore"
+    })
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)))
+    for (let i = 0; i < 300; i++) {
+      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    // A client that keeps its connection for the next request, as load balancers and HTTP clients do.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const body = JSON.stringify({ code: "kept", label: { en: "Kept" } })
+    const inFlight = request({
+      agent,
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/v1/attribute-families",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": String(body.length) }
+    })
+    const answered = new Promise<{ status: number | undefined; connection: string | undefined }>((r, reject) => {
+      inFlight.once("response", (response) => {
+        response.resume()
+        r({ status: response.statusCode, connection: response.headers.connection })
+      })
+      inFlight.once("error", reject)
+    })
+    inFlight.write(body.slice(0, 10))
+    await new Promise((r) => setTimeout(r, 300))
+    child.kill("SIGTERM")
+    await new Promise((r) => setTimeout(r, 300))
+    inFlight.end(body.slice(10))
+    // Answered, and told not to send another request on this connection: the process is going.
+    expect(await answered).toEqual({ status: 201, connection: "close" })
+    agent.destroy()
+    expect(await exited).toBe(0)
+  }, 60_000)
 })
 
 describe("a second signal while the host drains", () => {
