@@ -45,7 +45,9 @@ export const make = Effect.gen(function*() {
         Effect.orDie,
         Effect.flatMap(first)
       ),
-    touchLastUsed: (id, at) => sql`update api_keys set last_used_at = ${at} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+    touchLastUsed: (id, at, unlessAfter) =>
+      sql`update api_keys set last_used_at = ${at}
+        where id = ${id} and (last_used_at is null or last_used_at <= ${unlessAfter})`.pipe(Effect.asVoid, Effect.orDie)
   })
 })
 

@@ -12,5 +12,9 @@ export class ApiKeyRepository extends Context.Tag("catalog/ApiKeyRepository")<Ap
   readonly rename: (organizationId: string, id: string, name: string, at: string) => Effect.Effect<Option.Option<ApiKeyRecord>>
   /** Revokes an active key; None when it does not exist or is already revoked. */
   readonly revoke: (organizationId: string, id: string, at: string) => Effect.Effect<Option.Option<ApiKeyRecord>>
-  readonly touchLastUsed: (id: string, at: string) => Effect.Effect<void>
+  /**
+   * Records the key's use at `at`, unless a use after `unlessAfter` is recorded already (by
+   * any process on the database, each of which would otherwise write its own once a minute).
+   */
+  readonly touchLastUsed: (id: string, at: string, unlessAfter: string) => Effect.Effect<void>
 }>() {}

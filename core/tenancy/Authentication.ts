@@ -15,7 +15,7 @@ const KEY_FORMAT = /^pim_[A-Za-z0-9_-]{43}$/
 /** A resolved key is trusted this long: a key revoked by another process may work until then (expiry is checked on every request). */
 const KEY_CACHE_TTL = Duration.seconds(60)
 const KEY_CACHE_CAPACITY = 10_000
-/** Last-used is written at most this often per key. */
+/** Last-used is written at most this often per key, by this process and by the others on the database. */
 const LAST_USED_EVERY_MS = 60_000
 
 export interface ResolvedTenant {
@@ -76,7 +76,7 @@ export const makeAuthentication = Effect.gen(function*() {
     if (nowMillis - last < LAST_USED_EVERY_MS) return Effect.void
     lastTouched.set(key.id, nowMillis)
     if (lastTouched.size > KEY_CACHE_CAPACITY) lastTouched.clear()
-    return Effect.forkDaemon(uow.system(keys.touchLastUsed(key.id, toTimestamp(nowMillis)))).pipe(Effect.asVoid)
+    return Effect.forkDaemon(uow.system(keys.touchLastUsed(key.id, toTimestamp(nowMillis), toTimestamp(nowMillis - LAST_USED_EVERY_MS)))).pipe(Effect.asVoid)
   }
 
   const checked = (found: Option.Option<ApiKeyRecord>, now: number): Effect.Effect<Principal, Unauthenticated> => {
