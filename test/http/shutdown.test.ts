@@ -21,6 +21,33 @@ afterAll(async () => {
   for (const database of databases) await database.drop()
 })
 
+/** The host as a process of its own, single-tenant on a SQLite file, once it answers. */
+const startSingleTenantProcess = async (): Promise<{ key: string; port: number; child: ChildProcess }> => {
+  const key = `pim_${randomBytes(32).toString("base64url")}`
+  const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
+  dirs.push(dir)
+  const port = await freePort()
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
+      CATALOG_TENANCY: "single",
+      CATALOG_BOOTSTRAP_API_KEY: key,
+      CATALOG_DATA_DIR: dir,
+      LOG_LEVEL: "error"
+    },
+    stdio: "ignore"
+  })
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { key, port, child }
+}
+
 describe("graceful shutdown of the HTTP host", () => {
   it("on SIGTERM stops accepting, finishes the request in flight, then exits cleanly", async () => {
     const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
@@ -80,29 +107,8 @@ describe("graceful shutdown of the HTTP host", () => {
   })
 
   it("closes the connections it still answers on once stopping, so no request is sent on them to be cut", async () => {
-    const key = `pim_${randomBytes(32).toString("base64url")}`
-    const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
-    dirs.push(dir)
-    const port = await freePort()
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
-        CATALOG_TENANCY: "single",
-        CATALOG_BOOTSTRAP_API_KEY: key,
-        CATALOG_DATA_DIR: dir,
-        LOG_LEVEL: "error"
-      },
-      stdio: "ignore"
-    })
+    const { key, port, child } = await startSingleTenantProcess()
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)))
-    for (let i = 0; i < 300; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
-      await new Promise((r) => setTimeout(r, 100))
-    }
     // A client that keeps its connection for the next request, as load balancers and HTTP clients do.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
     const body = JSON.stringify({ code: "kept", label: { en: "Kept" } })
@@ -135,29 +141,8 @@ describe("graceful shutdown of the HTTP host", () => {
 
 describe("a second signal while the host drains", () => {
   it("stops it within a second, cutting the requests still in flight", async () => {
-    const key = `pim_${randomBytes(32).toString("base64url")}`
-    const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
-    dirs.push(dir)
-    const port = await freePort()
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
-        CATALOG_TENANCY: "single",
-        CATALOG_BOOTSTRAP_API_KEY: key,
-        CATALOG_DATA_DIR: dir,
-        LOG_LEVEL: "error"
-      },
-      stdio: "ignore"
-    })
+    const { key, port, child } = await startSingleTenantProcess()
     const exited = new Promise<{ code: number | null; at: number }>((r) => child.once("exit", (code) => r({ code, at: Date.now() })))
-    for (let i = 0; i < 300; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
-      await new Promise((r) => setTimeout(r, 100))
-    }
     // A request whose body never finishes arriving: the drain waits for it (up to 25 s).
     const body = JSON.stringify({ code: "slow", label: { en: "Slow" } })
     const slow = request({
