@@ -1,10 +1,9 @@
 import { Effect } from "effect"
 import { NotFound } from "./Errors.js"
-
-const RECORD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+import { isUuid } from "./Fields.js"
 
 /** Whether `s` can be a record's id: a UUID as the records hold them, lower-case. */
-export const isRecordId = (s: string): boolean => RECORD_ID.test(s)
+export const isRecordId = (s: string): boolean => isUuid(s) && s === s.toLowerCase()
 
 /**
  * The service, its use cases named in `ids` answering NotFound for an argument no record can
