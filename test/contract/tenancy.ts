@@ -296,6 +296,27 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(JSON.stringify(other.cause)).toContain("NotFound")
     }))
 
+  it.effect("resolves an editor's session with its role, lets it write the catalog and refuses it the organization's deletion", () =>
+    Effect.gen(function*() {
+      const a = yield* newTenant
+      const users = yield* UserRepository
+      const uow = yield* UnitOfWork
+      const crypto = yield* Crypto
+      const auth = yield* Authentication
+      const organizations = yield* Organizations
+      const groups = yield* AttributeGroups
+      const editor = yield* crypto.uuid
+      yield* uow.system(users.upsert({ id: editor, email: null }, "2026-01-01T00:00:00.000Z"))
+      yield* uow.tenant(a.organization.id, users.addMembership(a.organization.id, editor, "editor", "2026-01-01T00:00:00.000Z"))
+      const tenant = yield* auth.tenant({ _tag: "User", userId: editor, email: null }, a.organization.id)
+      expect(tenant.role).toBe("editor")
+      const group = yield* Effect.provideService(groups.create({ code: "by_editor", label: { en: "By editor" } }), CurrentTenant, tenant)
+      expect(group.code).toBe("by_editor")
+      const deletion = yield* Effect.exit(Effect.provideService(organizations.delete(a.organization.id, a.organization.slug), CurrentTenant, tenant))
+      assert(Exit.isFailure(deletion))
+      expect(JSON.stringify(deletion.cause)).toContain("Forbidden")
+    }))
+
   it.effect("revokes an API key once under concurrent revocations, and records one rename when several send it, the others as changing nothing", () =>
     Effect.gen(function*() {
       const { organization, tenant } = yield* newTenant
