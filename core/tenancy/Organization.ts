@@ -24,6 +24,27 @@ const SettingsInput = Schema.Struct({
   content_pages_enabled: Schema.optional(Schema.Boolean)
 }).annotations(strict)
 
+/**
+ * Settings as a PATCH sends them: merged key by key into those stored, a key sent as null
+ * removed (as a value entry sent with `value: null` is), so one setting can be unset alone.
+ */
+const SettingsPatch = Schema.Struct({
+  default_locale: Schema.optional(Schema.NullOr(NonEmptyString)),
+  default_channel: Schema.optional(Schema.NullOr(NonEmptyString)),
+  default_currency: Schema.optional(Schema.NullOr(Schema.String.pipe(
+    Schema.filter(isCurrencyCode, { message: () => "must be an ISO 4217 code such as EUR" })
+  ))),
+  content_pages_enabled: Schema.optional(Schema.NullOr(Schema.Boolean))
+}).annotations(strict)
+export type SettingsPatch = typeof SettingsPatch.Type
+
+/** The stored settings with a PATCH's merged in; removing keys from no settings at all leaves none. */
+export const mergeSettings = (before: OrganizationSettings | null, patch: SettingsPatch): OrganizationSettings | null => {
+  const merged = Object.fromEntries(Object.entries({ ...before, ...patch }).filter(([, value]) => value !== null))
+  if (before === null && Object.keys(merged).length === 0 && Object.keys(patch).length > 0) return null
+  return Schema.decodeUnknownSync(OrganizationSettings)(merged)
+}
+
 /** Where a required attribute must be filled: the default locale and channel, null where unset. */
 export const defaultScope = (settings: OrganizationSettings | null): { readonly locale: string | null; readonly channel: string | null } => ({
   locale: settings?.default_locale ?? null,
@@ -80,7 +101,7 @@ export type CreateOrganization = typeof CreateOrganization.Type
 export const UpdateOrganization = Schema.Struct({
   name: Schema.optional(Name),
   slug: Schema.optional(Slug),
-  settings: Schema.optional(Schema.NullOr(SettingsInput))
+  settings: Schema.optional(Schema.NullOr(SettingsPatch))
 })
 export type UpdateOrganization = typeof UpdateOrganization.Type
 

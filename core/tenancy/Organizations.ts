@@ -11,6 +11,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { type Actor, CurrentTenant, SYSTEM_ACTOR_ID } from "./Actor.js"
 import {
   type CreateOrganization,
+  mergeSettings,
   Organization,
   OrganizationDeleted,
   OrganizationDetails,
@@ -203,7 +204,7 @@ export const makeOrganizations = Effect.gen(function*() {
             ? undefined
             : input.settings === null
             ? null
-            : { ...before.settings, ...input.settings }
+            : mergeSettings(before.settings, input.settings)
           const changed: Array<string> = []
           if (input.name !== undefined && input.name !== before.name) changed.push("name")
           if (input.slug !== undefined && input.slug !== before.slug) changed.push("slug")

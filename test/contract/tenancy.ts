@@ -360,4 +360,18 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(changes).toEqual(['["name"]', '["settings"]', '["settings"]', "[]", "[]", "[]"])
       expect(yield* as(organizations.current)).toMatchObject({ name: "Renamed", settings: { default_locale: "de", default_channel: "web" } })
     }))
+
+  it.effect("removes a setting sent as null and keeps the others, and leaves an organization without settings without them", () =>
+    Effect.gen(function*() {
+      const { tenant } = yield* newTenant
+      const organizations = yield* Organizations
+      const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
+      expect((yield* as(organizations.updateCurrent({ settings: { default_locale: null } }))).settings).toBeNull()
+      yield* as(organizations.updateCurrent({ settings: { default_locale: "de", default_channel: "web", content_pages_enabled: false } }))
+      const unset = yield* as(organizations.updateCurrent({ settings: { default_locale: null } }))
+      expect(unset.settings).toEqual({ default_channel: "web", content_pages_enabled: false })
+      expect((yield* as(organizations.current)).settings).toEqual({ default_channel: "web", content_pages_enabled: false })
+      const emptied = yield* as(organizations.updateCurrent({ settings: { default_channel: null, content_pages_enabled: null } }))
+      expect(emptied.settings).toEqual({})
+    }))
 })

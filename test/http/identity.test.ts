@@ -228,6 +228,8 @@ describe("organizations", () => {
     const after = await t.req("GET", "/v1/organizations/me")
     expect(after.json.features.content_pages.enabled).toBe(false)
     expect((await t.sreq("PATCH", "/v1/organizations/me", { body: { settings: { favourite: 1 } } })).status).toBe(422)
+    const unset = await t.sreq("PATCH", "/v1/organizations/me", { body: { settings: { default_locale: null } } })
+    expect([unset.status, unset.json.settings]).toEqual([200, { content_pages_enabled: false }])
   })
 
   it("refuses a default locale or channel no value could carry, and a default currency that is not one", async () => {
