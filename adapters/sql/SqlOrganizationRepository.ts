@@ -4,6 +4,7 @@ import { Conflict } from "../../core/shared/Errors.js"
 import { Billing, Organization, OrganizationSettings } from "../../core/tenancy/Organization.js"
 import { OrganizationRepository } from "../../core/tenancy/OrganizationRepository.js"
 import { IntColumn, JsonColumn, toJson } from "./Columns.js"
+import { snakeToCamel } from "./NameCase.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 import { EXPORT_COLUMNS, exportRow } from "./TenantExport.js"
 import { TENANT_TABLES } from "./TenantTables.js"
@@ -107,7 +108,8 @@ export const make = Effect.gen(function*() {
         for (const table of TENANT_TABLES) {
           const rows = yield* sql`select count(*) as n from ${sql(table)} where organization_id = ${id}`
           const [row] = yield* Schema.decodeUnknown(Schema.Array(CountRow))(rows)
-          counts[table] = row?.n ?? 0
+          // Keyed as the API names things, in camelCase (`contentPages`), not as the tables are.
+          counts[snakeToCamel(table)] = row?.n ?? 0
         }
         // Foreign keys cascade from the organization; the outbox has none and goes explicitly,
         // after the cascade has waited for the writes still changing the organization's rows.

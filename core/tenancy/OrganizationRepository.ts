@@ -27,6 +27,6 @@ export class OrganizationRepository extends Context.Tag("catalog/OrganizationRep
   readonly holdForDeletion: (id: string) => Effect.Effect<boolean>
   /** Every row the organization owns, table by table, for the export written before deletion. */
   readonly exportTenant: (id: string) => Effect.Effect<Record<string, ReadonlyArray<unknown>>>
-  /** Deletes the organization and everything it owns; answers the rows removed per table. */
+  /** Deletes the organization and everything it owns; answers the rows removed per table, keyed in camelCase (`apiKeys`). */
   readonly deleteCascade: (id: string) => Effect.Effect<Record<string, number>>
 }>() {}

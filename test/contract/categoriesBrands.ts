@@ -360,6 +360,6 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
           yield* (yield* Products).create({ familyId: family.id, name: "P", categoryIds: [category.id], brandId: brand.id, tags: ["t"] })
           return yield* (yield* Organizations).delete(organization.id, organization.slug)
         }).pipe(Effect.provideService(CurrentTenant, tenant))
-        expect(counts.deletedCounts).toMatchObject({ products: 1, categories: 1, brands: 1, product_tags: 1, product_categories: 1 })
+        expect(counts.deletedCounts).toMatchObject({ products: 1, categories: 1, brands: 1, productTags: 1, productCategories: 1 })
       }))
   })

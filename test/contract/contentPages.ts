@@ -162,6 +162,6 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         expect((yield* as(pages.get(created.id))).attributes).toEqual({ outro: entry("b") })
 
         const deleted = yield* as((yield* Organizations).delete(organization.id, organization.slug))
-        expect(deleted.deletedCounts.content_pages).toBe(1)
+        expect(deleted.deletedCounts.contentPages).toBe(1)
       }))
   })

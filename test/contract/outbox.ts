@@ -562,7 +562,7 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           yield* inTenant(tenant, connectors.sendTest(connector.id))
           const deleted = yield* inTenant(tenant, (yield* Organizations).delete(organization.id, organization.slug))
           expect(deleted.deletedCounts.connectors).toBe(1)
-          expect(deleted.deletedCounts.connector_deliveries).toBe(1)
+          expect(deleted.deletedCounts.connectorDeliveries).toBe(1)
           const sql = yield* SqlClient.SqlClient
           const left = yield* (yield* UnitOfWork).system(
             sql`select (select CAST(count(*) AS INTEGER) from connectors where organization_id = ${organization.id})

@@ -468,7 +468,7 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         const memberId = yield* (yield* Crypto).uuid
         yield* uow.tenant(organization.id, sql`insert into test_family_members ${sql.insert({ id: memberId, organizationId: organization.id, familyId: fam.id })}`).pipe(Effect.orDie)
         const counts = yield* uow.system((yield* OrganizationRepository).deleteCascade(organization.id))
-        expect(counts.attribute_families).toBe(1)
+        expect(counts.attributeFamilies).toBe(1)
       }))
 
     it.effect("keeps each organization's schema invisible to the others", () =>

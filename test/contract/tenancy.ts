@@ -150,7 +150,7 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
 
       const result = yield* inDoomed(organizations.delete(doomed.organization.id, doomed.organization.slug))
       expect(result.deletedCounts.organizations).toBe(1)
-      expect(result.deletedCounts.api_keys).toBe(1)
+      expect(result.deletedCounts.apiKeys).toBe(1)
       const exported = yield* (yield* BlobStore).get(result.exportKey)
       assert(exported !== undefined)
       const dump = JSON.parse(new TextDecoder().decode(exported))

@@ -263,6 +263,9 @@ describe("organizations", () => {
     expect(ok.status).toBe(200)
     expect(ok.json.exportKey).toEqual(expect.any(String))
     expect(ok.json.deletedCounts.organizations).toBe(1)
+    // Responses use camelCase, the counts' keys as much as any field (as `/usage` names `contentPages`).
+    expect(ok.json.deletedCounts.apiKeys).toBe(1)
+    expect(Object.keys(ok.json.deletedCounts).filter((key) => !/^[a-z][a-zA-Z0-9]*$/.test(key))).toEqual([])
     expect((await t.req("GET", "/v1/me")).status).toBe(401)
     expect((await other.req("GET", "/v1/me")).status).toBe(200)
   })
