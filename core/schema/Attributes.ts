@@ -55,16 +55,19 @@ const SCOPE_FLAGS: ReadonlyArray<readonly ["isLocalizable" | "isScopable", Value
  * The default value must itself be a valid value of the attribute, and is kept as a value
  * would be (a decimal as its string, ids lower-case).
  */
-const checkedDefault = (
-  timer: typeof PatternTimer.Service,
-  a: Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">
-) =>
+type DefaultOf = Pick<AttributeRecord, "code" | "type" | "isLocalizable" | "isScopable" | "validation" | "defaultValue">
+
+/** The default as stored, or the issues that refuse it. */
+const defaultAsStored = (timer: typeof PatternTimer.Service, a: DefaultOf): Either.Either<unknown, ReadonlyArray<Issue>> =>
   a.defaultValue === null || a.defaultValue === undefined
-    ? Effect.succeed(null)
-    : Either.match(valueChecks(timer).value(a, a.defaultValue, ["defaultValue"]), {
-      onLeft: (issues) => Effect.fail(ValidationFailed.of(issues)),
-      onRight: (value): Effect.Effect<unknown, ValidationFailed> => Effect.succeed(value)
-    })
+    ? Either.right(null)
+    : valueChecks(timer).value(a, a.defaultValue, ["defaultValue"])
+
+const checkedDefault = (timer: typeof PatternTimer.Service, a: DefaultOf) =>
+  Either.match(defaultAsStored(timer, a), {
+    onLeft: (issues) => Effect.fail(ValidationFailed.of(issues)),
+    onRight: (value): Effect.Effect<unknown, ValidationFailed> => Effect.succeed(value)
+  })
 
 /**
  * A `pattern` the values will be checked against must compile (see `compilePattern`): one that
@@ -171,7 +174,9 @@ export const makeAttributes = Effect.gen(function*() {
           }
           const asSent: AttributeRecord = { ...existing, ...Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined)) }
           // Compared as stored, so a default sent again as `1.5` or an upper-case id is no change.
-          const merged: AttributeRecord = { ...asSent, defaultValue: yield* checkedDefault(timer, asSent) }
+          // A refused default is listed with the refusals below, not alone.
+          const storedDefault = defaultAsStored(timer, asSent)
+          const merged: AttributeRecord = { ...asSent, defaultValue: Either.getOrElse(storedDefault, () => asSent.defaultValue) }
           const changed = (Object.keys(sent) as Array<keyof AttributeRecord>).filter((k) =>
             sent[k] !== undefined && !sameJson(merged[k], existing[k])
           )
@@ -179,24 +184,26 @@ export const makeAttributes = Effect.gen(function*() {
           // decimal's string, an id lower-case), whether or not the default was sent again.
           if (!changed.includes("defaultValue") && !sameJson(merged.defaultValue, existing.defaultValue)) changed.push("defaultValue")
           yield* services(emit({ name: "attribute.updated", entityType: "attribute", entityId: id, payload: { code: merged.code, changed_fields: changed } }))
-          if (changed.length === 0) return toAttribute(existing)
+          if (changed.length === 0 && Either.isRight(storedDefault)) return toAttribute(existing)
           const at = yield* now
           // Only a default sent again or retyped is looked up: its media may have been deleted since.
-          if (changed.includes("defaultValue") || changed.includes("type")) yield* checkDefaultMedia(organizationId, merged)
-          const inUse: Array<Issue> = []
+          if (Either.isRight(storedDefault) && (changed.includes("defaultValue") || changed.includes("type"))) {
+            yield* checkDefaultMedia(organizationId, merged)
+          }
+          const refusals: Array<Issue> = Either.isLeft(storedDefault) ? [...storedDefault.left] : []
           if (changed.includes("type")) {
             const held = usageTotal(yield* values.usage(organizationId, existing.entityKind, existing.code))
-            if (held > 0) inUse.push({ path: ["type"], message: `cannot change while ${held} records hold values of ${existing.code}`, code: "in_use" })
+            if (held > 0) refusals.push({ path: ["type"], message: `cannot change while ${held} records hold values of ${existing.code}`, code: "in_use" })
           }
           // Values at a locale (channel) would contradict a flag that now asks for null there.
           for (const [flag, scope] of SCOPE_FLAGS) {
             if (!changed.includes(flag) || merged[flag]) continue
             const held = usageTotal(yield* values.scopedUsage(organizationId, existing.entityKind, existing.code, scope))
             if (held > 0) {
-              inUse.push({ path: [flag], message: `cannot turn off while ${held} records hold values of ${existing.code} at a ${scope}`, code: "in_use" })
+              refusals.push({ path: [flag], message: `cannot turn off while ${held} records hold values of ${existing.code} at a ${scope}`, code: "in_use" })
             }
           }
-          if (inUse.length > 0) return yield* ValidationFailed.of(inUse)
+          if (refusals.length > 0) return yield* ValidationFailed.of(refusals)
           const changes: AttributeChanges = {
             ...Object.fromEntries(changed.map((k) => [k, merged[k]])),
             updatedAt: at,

@@ -375,6 +375,10 @@ export const schemaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         assert(refused._tag === "ValidationFailed")
         expect(refused.issues.map((i) => [i.path, i.code])).toEqual([[["isLocalizable"], "in_use"], [["isScopable"], "in_use"]])
         expect((yield* run(attributes.get(title.id))).label).toEqual({ en: "title" })
+        // A refused default is listed with the refusals of the stored values, not alone.
+        const retyped = yield* Effect.flip(run(attributes.update(title.id, { type: "number", defaultValue: "zz" })))
+        assert(retyped._tag === "ValidationFailed")
+        expect(retyped.issues.map((i) => [i.path, i.code === "in_use"])).toEqual([[["defaultValue"], false], [["type"], true]])
 
         // Values at null only, or none at all, let a flag turn off.
         const plain = yield* run(attributes.create(attr("plain", scoped)))
