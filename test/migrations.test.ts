@@ -131,6 +131,50 @@ describe.runIf(await postgresAvailable())("postgres", () => {
     migration27.pipe(Effect.provide(postgresClient)), 60_000)
 })
 
+const migration36 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(35)
+  const at = "2026-01-01T00:00:00.000Z"
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  const [o1, a1, a2, f1, p1, p2, p3] = [1, 2, 3, 4, 5, 6, 7].map(id)
+  const yes = sql.onDialectOrElse({ pg: () => sql`true`, orElse: () => sql`1` })
+  const no = sql.onDialectOrElse({ pg: () => sql`false`, orElse: () => sql`0` })
+  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${o1}, 'Org', 'org', ${at}, ${at})`
+  for (const [attributeId, code, type] of [[a1, "body", "richtext"], [a2, "note", "text"]] as const) {
+    yield* sql`insert into attributes (id, organization_id, code, entity_kind, label, type, is_localizable, is_scopable, requirement, is_variant_axis, position, created_at, updated_at)
+      values (${attributeId}, ${o1}, ${code}, 'product', '{}', ${type}, ${yes}, ${no}, 'available', ${no}, 0, ${at}, ${at})`
+  }
+  yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${f1}, ${o1}, 'fam', 'product', '{}', ${at}, ${at})`
+  for (const attributeId of [a1, a2]) {
+    yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values (${o1}, ${f1}, ${attributeId}, 0, ${at}, ${at})`
+  }
+  // As written before: the rich text's `<10 dB, weight >` read as a tag. The other two are left as they are.
+  const products: ReadonlyArray<readonly [string, string, unknown, string]> = [
+    [p1!, "One", { body: [{ locale: null, channel: null, value: "<p>volume <10 dB, weight >2 kg</p>" }] }, " one one volume 2 kg "],
+    [p2!, "Two", { body: [{ locale: null, channel: null, value: "<p>Super<b>sonic</b></p>" }] }, " stale "],
+    [p3!, "Three", { note: [{ locale: null, channel: null, value: "volume <10 dB" }] }, " three three volume 10 db "]
+  ]
+  for (const [productId, name, attributes, searchText] of products) {
+    yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
+      values (${productId}, ${o1}, ${f1}, ${name}, ${name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, '[]', ${searchText}, ${at}, ${at})`
+  }
+  yield* migrate
+  const stored = yield* sql`select id, tags, search_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Stored)))
+  expect(stored.map((p) => [p.id, p.searchText])).toEqual([
+    [p1, " one one volume 10 db weight 2 kg "],
+    [p2, " stale "],
+    [p3, " three three volume 10 db "]
+  ])
+})
+
+it.effect("migration 36 makes again the search text of rich text holding a `<` that starts no tag, and of no other product (SQLite)", () =>
+  migration36.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 36 makes again the search text of rich text holding a `<` that starts no tag, and of no other product (Postgres)", () =>
+    migration36.pipe(Effect.provide(postgresClient)), 60_000)
+})
+
 const root = resolve(import.meta.dirname, "..")
 const known = Object.keys(migrations).length
 

@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, sameLocale, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, MARKUP_TAG, sameLocale, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -113,9 +113,12 @@ const INLINE_TAGS = new Set([
   "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr"
 ])
 
-/** The text of rich text: its tags dropped, its character references (`&amp;`, `&#233;`, `&eacute;`) read. */
+/**
+ * The text of rich text: its tags dropped (a `<` that starts none is text), its character
+ * references (`&amp;`, `&#233;`, `&eacute;`) read.
+ */
 const richText = (html: string): string =>
-  html.replace(/<(?:\/?([a-zA-Z][a-zA-Z0-9]*)(?=[\s/>])[^>]*|[^>]*)>/g, (_, name?: string) => (name !== undefined && INLINE_TAGS.has(name.toLowerCase()) ? "" : " ")).replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
+  html.replace(MARKUP_TAG, (_, name?: string) => (name !== undefined && INLINE_TAGS.has(name.toLowerCase()) ? "" : " ")).replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
     (dec !== undefined
       ? fromCodePoint(Number(dec))
       : hex !== undefined

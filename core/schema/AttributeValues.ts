@@ -179,9 +179,16 @@ const isEmpty = (value: unknown): boolean =>
   (Array.isArray(value) && value.every(isEmpty)) ||
   (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0)
 
+/**
+ * A tag of rich text, as HTML reads one: `<` then a letter (a start tag, its name captured),
+ * `/` (an end tag), `!` (a comment or doctype) or `?`, up to the next `>`. Any other `<` is
+ * text, as a browser shows it: `volume <10 dB, weight >2 kg` holds no tag.
+ */
+export const MARKUP_TAG = /<(?:\/?([a-zA-Z][^\s/>]*)[^>]*|[!?/][^>]*)>/g
+
 /** Rich text of markup alone (`<p><br></p>`, what an emptied editor leaves), no-break spaces included, holds no text. */
 const isBlankMarkup = (value: unknown): boolean =>
-  typeof value === "string" && value.replace(/<[^>]*>/g, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " ").trim().length === 0
+  typeof value === "string" && value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " ").trim().length === 0
 
 /**
  * DESIGN.md: filled when it has a non-empty value at the organization's default locale and

@@ -332,6 +332,8 @@ describe("isFilled", () => {
     expect(filled("richtext", "<p>Soft <b>wool</b></p>")).toBe(true)
     expect(filled("text", "<p></p>")).toBe(true)
     expect(filled("textarea", "a < b")).toBe(true)
+    expect(filled("richtext", "<p><3 ></p>")).toBe(true)
+    expect(filled("richtext", "<p><!-- draft --></p>")).toBe(false)
   })
 
   it("looks at the default locale and channel otherwise", () => {

@@ -30,4 +30,11 @@ describe("productIndex", () => {
     expect(numbers("money", { amount_cents: -300, currency: "EUR" })).toEqual([-300])
     expect(numbers("text", "12")).toEqual([])
   })
+
+  it("reads a `<` of rich text that starts no tag as text, as a browser shows it", () => {
+    const text = (value: string) => productIndex("Fan", "fan", { body: [{ locale: null, channel: null, value }] }, [attribute("body", "richtext")]).searchText
+    expect(text("<p>volume <10 dB, weight >2 kg</p>")).toBe(" fan fan volume 10 db weight 2 kg ")
+    expect(text("<p>a < b</p><!-- note -->c<?x?>d</ >e")).toBe(" fan fan a b c d e ")
+    expect(text("<p>Super<b>sonic</b> <my-tag>x</my-tag></p>")).toBe(" fan fan supersonic x ")
+  })
 })

@@ -29,6 +29,7 @@ import auditActions from "./0032_audit_actions.js"
 import webhookQueue from "./0033_webhook_queue.js"
 import tenantForeignKeys from "./0034_tenant_foreign_keys.js"
 import zeroWidthSpaceNameKeys from "./0035_zero_width_space_name_keys.js"
+import richTextBrackets from "./0036_rich_text_brackets.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -62,5 +63,6 @@ export const migrations = {
   "32_audit_actions": auditActions,
   "33_webhook_queue": webhookQueue,
   "34_tenant_foreign_keys": tenantForeignKeys,
-  "35_zero_width_space_name_keys": zeroWidthSpaceNameKeys
+  "35_zero_width_space_name_keys": zeroWidthSpaceNameKeys,
+  "36_rich_text_brackets": richTextBrackets
 }
