@@ -241,6 +241,13 @@ describe("media over HTTP", () => {
     const nameless = ["--XyZ", "Content-Type: text/plain", "", "hello", "--XyZ--", ""].join("\r\n")
     const unnamed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: nameless, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
     expect([unnamed.status, unnamed.json.error.details.issues]).toEqual([422, [{ path: [], message: "every part needs a name: file, alt or position", code: "unrecognized_key" }]])
+    // So is one whose Content-Disposition names none, also before the file part.
+    for (const disposition of ["form-data", 'form-data; filename="b.txt"']) {
+      const noName = ["--XyZ", `Content-Disposition: ${disposition}`, "", "hello", "--XyZ", 'Content-Disposition: form-data; name="file"; filename="a.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
+      const refused = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: noName, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+      expect([refused.status, refused.json.error.details.issues]).toEqual([422, [{ path: [], message: "every part needs a name: file, alt or position", code: "unrecognized_key" }]])
+    }
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toHaveLength(3)
     // curl and fetch send a tab or another control character in the quoted name as it is.
     const controlled = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a\tb\u0001c.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
     const tabbed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: controlled, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })

@@ -10,6 +10,8 @@ import { guardMultipartParser } from "./MultipartGuard.js"
 import { boundaryOf } from "./Utf8Filenames.js"
 
 const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
+/** The parser's refusal of a part whose Content-Disposition names none (`form-data; filename="a.txt"`). */
+const NoName = Schema.Struct({ _tag: Schema.Literal("InvalidDisposition") })
 
 guardMultipartParser()
 
@@ -19,6 +21,8 @@ const notMultipart = () => ValidationFailed.one([], "the body is not a valid mul
 const uploadError = (error: Multipart.MultipartError): TooLarge | ValidationFailed => {
   // A file part's own stream reports the parser's size limit as an internal error: look at its cause.
   if (Schema.is(SizeLimit)(error.cause)) return new TooLarge({ message: `the file is larger than ${MAX_MEDIA_BYTES} bytes` })
+  // As a part without a Content-Disposition at all, which reaches the upload with the empty name.
+  if (Schema.is(NoName)(error.cause)) return ValidationFailed.one([], "every part needs a name: file, alt or position", "unrecognized_key")
   switch (error.reason) {
     case "FileTooLarge":
     case "BodyTooLarge":

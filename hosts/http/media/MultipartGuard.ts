@@ -28,9 +28,17 @@ export const guardMultipartParser = (): void => {
     return rewriter
   }
   const settled = new WeakSet<object>()
+  const failed = new WeakSet<object>()
   const emit = proto.emit
   proto.emit = function(this: typeof proto, event, ...args) {
-    if (event === "error") settled.add(this)
+    if (event === "error") {
+      settled.add(this)
+      failed.add(this)
+    }
+    // The parser ends its stream after its own error (a part whose Content-Disposition names
+    // none), and the reader took that end for the outcome: the error was lost, and the parts
+    // after it with it. A stream that failed does not end as well.
+    if (event === "end" && failed.has(this)) return false
     if (event === "pipe") {
       const headers = (args[0] as { headers?: Record<string, string | undefined> } | undefined)?.headers
       rewriters.set(this, new Utf8FilenameRewriter(boundaryOf(headers?.["content-type"])))
