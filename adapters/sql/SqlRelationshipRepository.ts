@@ -17,7 +17,7 @@ export const make = Effect.gen(function*() {
         Effect.asVoid,
         Effect.catchTag("SqlError", (e) =>
           isUniqueViolation(e)
-            ? Effect.fail(new Conflict({ message: `product ${r.productId} already has a ${r.type} link to ${r.relatedProductId}` }))
+            ? Effect.fail(new Conflict({ message: `product ${r.productId} already links to ${r.relatedProductId} as ${r.type}` }))
             : Effect.die(e))
       ),
     ofProduct: (organizationId, productId) =>
