@@ -48,18 +48,26 @@ const headerProblem = (name: string, value: string): string | undefined => {
 }
 
 export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
-  // Every problem at once, one issue each, as the rest of a body's are listed.
+  // Every problem at once, one issue each at the header it concerns, as the rest of a body's
+  // are listed: a name given again in another case at that second name, as a label's locale is.
   Schema.filter((headers, _, self) => {
-    const entries = Object.entries(headers)
-    const problems: Array<string> = []
-    const names = new Set(entries.map(([name]) => name.toLowerCase()))
-    if (names.size < entries.length) problems.push("header names are case-insensitive: name each header once")
-    for (const [name, value] of entries) {
+    const problems: Array<readonly [string, string]> = []
+    const names = new Set<string>()
+    for (const [name, value] of Object.entries(headers)) {
+      const lower = name.toLowerCase()
+      if (names.has(lower)) problems.push([name, "header names are case-insensitive: name each header once"])
+      names.add(lower)
       const problem = headerProblem(name, value)
-      if (problem !== undefined) problems.push(problem)
+      if (problem !== undefined) problems.push([name, problem])
     }
     // A refinement each, as a single message is: coded `invalid`, not as a value of the wrong type.
-    return problems.map((message) => new ParseResult.Refinement(self, headers, "Predicate", new ParseResult.Type(self, headers, message)))
+    return problems.map(([name, message]) =>
+      new ParseResult.Pointer(
+        name,
+        headers,
+        new ParseResult.Refinement(self, headers[name], "Predicate", new ParseResult.Type(self, headers[name], message))
+      )
+    )
   })
 )
 

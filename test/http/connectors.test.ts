@@ -67,12 +67,12 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["a private destination", { destination_url: "http://192.168.1.20/h" }, ["config", "destination_url"]],
     ["a loopback address outside the exempt range", { destination_url: "http://127.0.0.2:8080/h" }, ["config", "destination_url"]],
     ["a pattern with a wildcard in the middle", { destination_url: "http://127.0.0.1:9/h", events: ["product.*.created"] }, ["config", "events", 0]],
-    ["a header the service sets", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Service-Signature-256": "sha256=0" } }, ["config", "extra_headers"]],
-    ["a header value outside printable ASCII", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "\u20acuro" } }, ["config", "extra_headers"]],
-    ["a Trailer header, which a delivery with a length cannot carry", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Trailer: "X-Foo" } }, ["config", "extra_headers"]],
+    ["a header the service sets", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Service-Signature-256": "sha256=0" } }, ["config", "extra_headers", "X-Service-Signature-256"]],
+    ["a header value outside printable ASCII", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "\u20acuro" } }, ["config", "extra_headers", "X-Note"]],
+    ["a Trailer header, which a delivery with a length cannot carry", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Trailer: "X-Foo" } }, ["config", "extra_headers", "Trailer"]],
     ["a destination with white space around it", { destination_url: " http://127.0.0.1:9/h\t" }, ["config", "destination_url"]],
-    ["one header named twice in two cases", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-A": "1", "x-a": "2" } }, ["config", "extra_headers"]],
-    ["a header value with a control character", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "a\u0001b" } }, ["config", "extra_headers"]],
+    ["one header named twice in two cases", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-A": "1", "x-a": "2" } }, ["config", "extra_headers", "x-a"]],
+    ["a header value with a control character", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "a\u0001b" } }, ["config", "extra_headers", "X-Note"]],
     ["an unknown config key", { destination_url: "http://127.0.0.1:9/h", extraHeaders: {} }, ["config", "extraHeaders"]]
   ])("refuses %s with 422 naming the field", async (_, config, path) => {
     const r = await install(config)
@@ -81,12 +81,12 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(r.json.error.details.issues.map((i: { path: unknown }) => i.path)).toContainEqual(path)
   })
 
-  it("lists every problem of the extra headers at once", async () => {
+  it("lists every problem of the extra headers at once, each at the header it concerns", async () => {
     const r = await install({ destination_url: "http://127.0.0.1:9/h", extra_headers: { "Content-Type": "x", "X-A": "1", "x-a": "2", "X-B": "\u20ac" } })
     expect([r.status, r.json.error.details.issues]).toEqual([422, [
-      { path: ["config", "extra_headers"], message: "header names are case-insensitive: name each header once", code: "invalid" },
-      { path: ["config", "extra_headers"], message: "Content-Type is set by the service and cannot be overridden", code: "invalid" },
-      { path: ["config", "extra_headers"], message: "the value of X-B must be one line of printable ASCII of at most 4096 characters", code: "invalid" }
+      { path: ["config", "extra_headers", "Content-Type"], message: "Content-Type is set by the service and cannot be overridden", code: "invalid" },
+      { path: ["config", "extra_headers", "x-a"], message: "header names are case-insensitive: name each header once", code: "invalid" },
+      { path: ["config", "extra_headers", "X-B"], message: "the value of X-B must be one line of printable ASCII of at most 4096 characters", code: "invalid" }
     ]])
   })
 
