@@ -35,7 +35,7 @@ const folded = (q: string | undefined): string | undefined => {
 }
 
 /** The filters of a list or facets query, validated against the organization's attributes. */
-export const filterOf = (organizationId: string, query: ListProductsQuery | FacetsQuery) =>
+const filterOf = (organizationId: string, query: ListProductsQuery | FacetsQuery) =>
   Effect.gen(function*() {
     const hasBound = query.filterMin !== undefined || query.filterMax !== undefined
     if (hasBound && query.filterAttribute === undefined) {
@@ -69,11 +69,11 @@ export const filterOf = (organizationId: string, query: ListProductsQuery | Face
   })
 
 /** The order of a list query: relevance by default when searching, else creation order. */
-export const sortOf = (organizationId: string, query: ListProductsQuery, filter: ProductFilter) =>
+const sortOf = (organizationId: string, query: ListProductsQuery) =>
   Effect.gen(function*() {
     const dir = query.sortDir ?? "asc"
     const issues: Array<Issue> = []
-    const by = query.sortBy ?? (query.sortAttribute !== undefined ? "attribute" : filter.search !== undefined ? "relevance" : "createdAt")
+    const by = query.sortBy ?? (query.sortAttribute !== undefined ? "attribute" : folded(query.q) !== undefined ? "relevance" : "createdAt")
     if (query.sortAttribute !== undefined && by !== "attribute") {
       issues.push({ path: ["sortAttribute"], message: "sortAttribute needs sortBy=attribute", code: "invalid" })
     }
@@ -89,3 +89,12 @@ export const sortOf = (organizationId: string, query: ListProductsQuery, filter:
     const sort: ProductSort = by === "relevance" ? { by, dir } : { by: by === "attribute" ? "createdAt" : by, dir }
     return sort
   })
+
+/**
+ * The filters and the order of a list or facets query, every refused parameter in one answer:
+ * a `filterAttribute` and a `sortAttribute` that both name no numeric attribute are two issues.
+ */
+export const filterAndSortOf = (organizationId: string, query: ListProductsQuery | FacetsQuery) =>
+  Effect.all([filterOf(organizationId, query), sortOf(organizationId, query)], { mode: "validate" }).pipe(
+    Effect.mapError((failures) => ValidationFailed.of(failures.flatMap((f) => (Option.isSome(f) ? f.value.issues : []))))
+  )

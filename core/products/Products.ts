@@ -19,7 +19,7 @@ import { type CreateProduct, type Product, ProductDetails, type ProductJson, toL
 import { type BulkResult, runBulk } from "./ProductBulk.js"
 import type { FacetDimension, ProductPage } from "./ProductFilter.js"
 import { generatedSlugs, type PlanContext, planCreate, type PlanNeeds, planUpdate, SlugBook } from "./ProductPlan.js"
-import { filterOf, sortOf } from "./ProductQueries.js"
+import { filterAndSortOf } from "./ProductQueries.js"
 import type { FacetsQuery, ListProductsQuery } from "./ProductQuery.js"
 import { ProductRepository } from "./ProductRepository.js"
 import { ProductFacets, ProductList, ProductListJson, withField } from "./ProductResults.js"
@@ -272,8 +272,7 @@ export const makeProducts = Effect.gen(function*() {
   ) =>
     snapshotInTenant((organizationId) =>
       Effect.gen(function*() {
-        const filter = yield* filterOf(organizationId, query)
-        const sort = yield* sortOf(organizationId, query, filter)
+        const [filter, sort] = yield* filterAndSortOf(organizationId, query)
         const limit = query.limit ?? 50
         const offset = query.offset ?? 0
         const page = yield* read(organizationId, filter, sort, { limit, offset, withTotal: query.withTotal ?? false })
@@ -307,9 +306,8 @@ export const makeProducts = Effect.gen(function*() {
   const facets = (query: FacetsQuery) =>
     snapshotInTenant((organizationId) =>
       Effect.gen(function*() {
-        const filter = yield* filterOf(organizationId, query)
         // The sort is not used, but a query string the list refuses is refused here too.
-        yield* sortOf(organizationId, query, filter)
+        const [filter] = yield* filterAndSortOf(organizationId, query)
         const cap = query.facetLimit
         const caps = cap === undefined
           ? DEFAULT_CAPS

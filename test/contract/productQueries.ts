@@ -6,6 +6,7 @@ import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
 import { searchText, slugify } from "../../core/catalog/Text.js"
 import { Products } from "../../core/products/Products.js"
+import type { ValidationFailed } from "../../core/shared/Errors.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { catalogOver } from "../support/Catalog.js"
@@ -72,6 +73,20 @@ export const productQueriesSuite = <E>(name: string, storage: Layer.Layer<Storag
         expect(result.measurement).toContain("unsupported_attribute_type")
         expect(result.unknown).toContain("unknown_attribute")
         expect(result.relevanceWithoutQ).toEqual([p500, none, p1500, p1000])
+      }))
+
+    it.effect("refuses a filterAttribute and a sortAttribute that both name no numeric attribute in one answer, list and facets alike", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          yield* schemaFixture
+          const products = yield* Products
+          const issuesOf = <R>(effect: Effect.Effect<unknown, ValidationFailed, R>) =>
+            Effect.map(Effect.flip(effect), (e) => e.issues.map((i) => [i.path, i.code]))
+          const query = { filterAttribute: "nosuch", filterMin: 1, sortBy: "attribute", sortAttribute: "size" } as const
+          return { list: yield* issuesOf(products.list(query)), facets: yield* issuesOf(products.facets(query)) }
+        }))
+        const both = [[["filterAttribute"], "unknown_attribute"], [["sortAttribute"], "unsupported_attribute_type"]]
+        expect(result).toEqual({ list: both, facets: both })
       }))
 
     it.effect("pages through ties of every sort key in both directions in id order, one page after another as in one", () =>
