@@ -8,8 +8,9 @@ import { startTestHost, type TestHost, type TestTenant } from "./support/TestHos
 const available = await postgresAvailable()
 
 /**
- * A brand's or category's deletion that waits for a write to its products (a bulk batch, say)
- * stamps them, and its event, with an instant after that write's: a client reconciling with
+ * A brand's or category's deletion, or an attribute's deletion or new code, that waits for a
+ * write to its products (a bulk batch, say) stamps them, and its event, with an instant after
+ * that write's: a client reconciling with
  * `updatedSince=<the newest timestamp it saw>` then finds the products it changed. It used to
  * read the clock before it waited, so the products it committed last carried an older
  * `updatedAt` than the write before it.
@@ -40,11 +41,23 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
   const holdProduct = (id: string) =>
     owner.hold(
       (sql) => sql`select id from products where id = ${id} for update`,
-      (sql) => {
-        const at = new Date().toISOString()
-        return Effect.as(sql`update products set updated_at = ${at} where id = ${id}`, at)
-      }
+      // Suspended: the instant is the one at which it runs, once let go, not the one it is built at.
+      (sql) =>
+        Effect.suspend(() => {
+          const at = new Date().toISOString()
+          return Effect.as(sql`update products set updated_at = ${at} where id = ${id}`, at)
+        })
     )
+
+  /** Answers once a statement of the service waits for a row lock (the one `holdProduct` holds). */
+  const waitingForRow = async () => {
+    for (let waited = 0; ; waited++) {
+      const rows = await db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")
+      if (Number(rows[0]?.n) > 0) return
+      if (waited > 400) throw new Error("the write never waited for the held product")
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
 
   for (const kind of ["brands", "categories"] as const) {
     it(`stamps the products a deletion of ${kind} changes, and its event, after the write it waited for`, async () => {
@@ -54,7 +67,7 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
       const release = await holdProduct(product.id)
       const deletion = t.req("DELETE", `/v1/${kind}/${record.id}`)
       // The deletion waits for the row; the write holding it is stamped only once let go.
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await waitingForRow()
       const stampedBefore = await release()
       expect((await deletion).status).toBe(204)
       const after = (await t.req("GET", `/v1/products/${product.id}`)).json
@@ -62,6 +75,33 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
       const event = (await t.req("GET", `/v1/audit-log?entity_id=${record.id}&action=deleted`)).json.data[0]
       expect(event.createdAt).toBe(after.updatedAt)
       const found = (await t.req("GET", `/v1/products?updatedSince=${encodeURIComponent(stampedBefore)}`)).json.data
+      expect(found.map((p: { id: string }) => p.id)).toEqual([product.id])
+    }, 30_000)
+  }
+
+  // An attribute's deletion or new code rewrites the products holding its values, as a brand's
+  // deletion clears them: it too is stamped after the write it waited for.
+  for (const change of ["deletion", "new code"] as const) {
+    it(`stamps the products an attribute's ${change} changes, and its event, after the write it waited for`, async () => {
+      const code = change === "deletion" ? "wattage" : "voltage"
+      const attribute = (await t.req("POST", "/v1/attributes", { body: { code, label: {}, type: "number" } })).json
+      const family = (await t.req("POST", "/v1/attribute-families", { body: { code: `${code}_lamps`, label: {} } })).json
+      await t.req("POST", `/v1/attribute-families/${family.id}/attributes`, { body: { attributeId: attribute.id } })
+      const product = (await t.req("POST", "/v1/products", {
+        body: { familyId: family.id, name: `Lamp ${code}`, attributes: { [code]: [{ locale: null, channel: null, value: 60 }] } }
+      })).json
+      const release = await holdProduct(product.id)
+      const write = change === "deletion"
+        ? t.req("DELETE", `/v1/attributes/${attribute.id}`)
+        : t.req("PATCH", `/v1/attributes/${attribute.id}`, { body: { code: `${code}_v2` } })
+      await waitingForRow()
+      const stampedBefore = await release()
+      expect((await write).status).toBe(change === "deletion" ? 204 : 200)
+      const after = (await t.req("GET", `/v1/products/${product.id}`)).json
+      expect(after.updatedAt >= stampedBefore).toBe(true)
+      const event = (await t.req("GET", `/v1/audit-log?entity_id=${attribute.id}&action=${change === "deletion" ? "deleted" : "updated"}`)).json.data[0]
+      expect(event.createdAt).toBe(after.updatedAt)
+      const found = (await t.req("GET", `/v1/products?familyId=${family.id}&updatedSince=${encodeURIComponent(stampedBefore)}`)).json.data
       expect(found.map((p: { id: string }) => p.id)).toEqual([product.id])
     }, 30_000)
   }

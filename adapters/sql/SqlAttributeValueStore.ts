@@ -66,6 +66,18 @@ export const make = (tables: ReadonlyArray<AttributeValueTable>) =>
             Effect.flatMap(decodeCount),
             Effect.map((rows) => rows[0]?.n ?? 0)
           )),
+      // Postgres: the rows in id order, as a brand's or category's deletion holds its products
+      // (see `holdProducts`). SQLite writes one transaction at a time.
+      hold: (organizationId, entityKind, code) =>
+        sql.onDialectOrElse({
+          pg: () =>
+            Effect.asVoid(perTable(entityKind, [code], ({ table }) =>
+              Effect.as(
+                sql`select id from ${sql(table)} where organization_id = ${organizationId} and ${holds(code)} order by id for no key update`,
+                0
+              ))),
+          orElse: () => Effect.void
+        }),
       remove: (organizationId, entityKind, code, at) =>
         perTable(entityKind, [code], ({ table }) => {
           const without = sql.onDialectOrElse({

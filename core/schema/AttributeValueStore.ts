@@ -26,6 +26,12 @@ export class AttributeValueStore extends Context.Tag("catalog/AttributeValueStor
   readonly usage: (organizationId: string, entityKind: EntityKind, code: string) => Effect.Effect<Usage>
   /** How many records of `entityKind` hold an entry under `code` at a `scope` (locale or channel) other than null. */
   readonly scopedUsage: (organizationId: string, entityKind: EntityKind, code: string, scope: ValueScope) => Effect.Effect<Usage>
+  /**
+   * Holds the records of `entityKind` that hold a value under `code` until the transaction ends.
+   * Taken before the instant of a removal or rename is read: a write to those records in flight
+   * (a brand's deletion clearing their brand, say) commits first, and the rewrite stamps them later.
+   */
+  readonly hold: (organizationId: string, entityKind: EntityKind, code: string) => Effect.Effect<void>
   /** Removes `code` from every record of `entityKind`, bumping their `updatedAt` to `at`; answers the rows changed. */
   readonly remove: (organizationId: string, entityKind: EntityKind, code: string, at: string) => Effect.Effect<Usage>
   /** Moves the values under `from` to `to` on every record of `entityKind` (an attribute's code changed). */

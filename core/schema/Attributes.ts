@@ -183,6 +183,9 @@ export const makeAttributes = Effect.gen(function*() {
           // A new type stores the default as a value of that type is stored (a number as a
           // decimal's string, an id lower-case), whether or not the default was sent again.
           if (!changed.includes("defaultValue") && !sameJson(merged.defaultValue, existing.defaultValue)) changed.push("defaultValue")
+          // A new code rewrites the records holding the values: held before the event reads the
+          // instant, so they are stamped after writes to them in flight.
+          if (changed.includes("code")) yield* values.hold(organizationId, existing.entityKind, existing.code)
           yield* services(emit({ name: "attribute.updated", entityType: "attribute", entityId: id, payload: { code: merged.code, changed_fields: changed } }))
           if (changed.length === 0 && Either.isRight(storedDefault)) return toAttribute(existing)
           const at = yield* now
@@ -224,6 +227,8 @@ export const makeAttributes = Effect.gen(function*() {
       Effect.gen(function*() {
         yield* changeDefinitions(uow, organizationId)
         const existing = yield* find(organizationId, id)
+        // The records losing the value are held first, so they are stamped after writes to them in flight.
+        yield* values.hold(organizationId, existing.entityKind, existing.code)
         const at = yield* now
         const removed = yield* values.remove(organizationId, existing.entityKind, existing.code, at)
         yield* repo.delete(organizationId, id)
