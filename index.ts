@@ -71,6 +71,8 @@ export {
   ValidationFailed
 } from "./core/shared/Errors.js"
 export { DatabaseTooNew, MigrationsNotRecorded } from "./adapters/sql/Migrate.js"
+// What both storage layers provide and why they fail to build: the type of a storage chosen at run time.
+export type { MigrationFailure, Storage } from "./adapters/sql/SqlStorage.js"
 export { CurrentTenant } from "./core/tenancy/Actor.js"
 export { ApiKeys } from "./core/tenancy/ApiKeys.js"
 export { Authentication } from "./core/tenancy/Authentication.js"

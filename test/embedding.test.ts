@@ -1,6 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Cause, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
+import { Cause, type ConfigError, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -24,11 +24,14 @@ import {
   MAX_MEDIA_BYTES,
   MediaLibrary,
   MemoryWebhookSender,
+  type MigrationFailure,
   NotFound,
   OrganizationGone,
   Organizations,
+  PostgresStorage,
   Products,
   SqliteStorage,
+  type Storage,
   TooLarge,
   ValidationFailed
 } from "../index.js"
@@ -36,7 +39,17 @@ import {
 // What another Node app does: the catalog from a storage layer, called directly, no HTTP.
 const catalog = catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer() })
 
+// An app choosing its database at run time names the type both storage layers share.
+const storageFor = (url: string): Layer.Layer<Storage, MigrationFailure | PostgresStorage.ConnectTimeout | ConfigError.ConfigError> =>
+  url.startsWith("postgres://") ? PostgresStorage.layer(url) : SqliteStorage.layer(url)
+
 describe("embedding the catalog as a library", () => {
+  it.live("runs on a storage chosen at run time, typed with the exported Storage", () =>
+    Effect.gen(function*() {
+      const org = yield* (yield* Organizations).create({ name: "Chosen shop", slug: "chosen" }, { _tag: "Service" })
+      expect(org.slug).toBe("chosen")
+    }).pipe(Effect.provide(catalogLayer({ storage: storageFor(":memory:"), webhooks: MemoryWebhookSender.layer() }))))
+
   it.live("creates an organization, issues a key and resolves it without HTTP", () =>
     Effect.gen(function*() {
       const organizations = yield* Organizations
