@@ -6,6 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   ApiKeys,
+  type AuditEntry,
+  type AuditFilter,
   AuditLog,
   Authentication,
   catalogLayer,
@@ -23,16 +25,20 @@ import {
   ListProductsQuery,
   MAX_MEDIA_BYTES,
   MediaLibrary,
+  type Media,
   MemoryWebhookSender,
   type MigrationFailure,
   NotFound,
   OrganizationGone,
   Organizations,
   PostgresStorage,
+  type Product,
+  type ProductList,
   Products,
   SqliteStorage,
   type Storage,
   TooLarge,
+  type UploadPart,
   ValidationFailed
 } from "../index.js"
 
@@ -104,6 +110,22 @@ describe("embedding the catalog as a library", () => {
       })
       yield* Effect.scoped(Layer.build(app).pipe(Effect.flatMap((context) => Effect.provide(run, context))))
     }))
+
+  it.live("answers values of the types it exports, for an app to name in its own code", () =>
+    Effect.gen(function*() {
+      const org = yield* (yield* Organizations).create({ name: "Typed shop", slug: "typed" }, { _tag: "Service" })
+      const tenant = CurrentTenant.of({ organizationId: org.id, actor: { type: "service", id: "typed" }, role: null })
+      const inTenant = <A, E>(effect: Effect.Effect<A, E, CurrentTenant>) => Effect.provideService(effect, CurrentTenant, tenant)
+      const family = yield* inTenant((yield* Families).create({ code: "cups", label: { en: "Cups" } }))
+      const product: Product = yield* inTenant((yield* Products).create({ familyId: family.id, name: "Cup" }))
+      const page: ProductList = yield* inTenant((yield* Products).list({}))
+      const file = (text: string): Stream.Stream<UploadPart<never>> =>
+        Stream.succeed<UploadPart<never>>({ _tag: "File", key: "file", filename: "cup.txt", contentType: "text/plain", content: Stream.make(new TextEncoder().encode(text)) })
+      const media: Media = yield* inTenant((yield* MediaLibrary).upload(product.id, file("cup")))
+      const filter: AuditFilter = { entityId: product.id, limit: 10, offset: 0 }
+      const entries: ReadonlyArray<AuditEntry> = (yield* inTenant((yield* AuditLog).list(filter))).data
+      expect([page.data.map((p) => p.id), media.size, entries.map((e) => e.name)]).toEqual([[product.id], 3, ["product.created"]])
+    }).pipe(Effect.provide(catalog)))
 
   it.live("decodes untrusted input with the schemas and refusals of the HTTP host, as ValidationFailed", () =>
     Effect.gen(function*() {
