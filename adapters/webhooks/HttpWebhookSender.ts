@@ -67,7 +67,7 @@ const allowedAddresses = (guard: AddressGuard, resolve: Resolver) => async (host
 
 export const make = (options: HttpWebhookSenderOptions) => {
   const invalid = invalidExemptions(options.allowedPrivateAddresses)
-  if (invalid.length > 0) throw new Error(`CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES: not an IP or CIDR: ${invalid.join(", ")}`)
+  if (invalid.length > 0) throw new Error(`allowedPrivateAddresses: not an IP or CIDR: ${invalid.join(", ")}`)
   const guard = makeAddressGuard(options.allowedPrivateAddresses)
   const resolveAllowed = allowedAddresses(guard, options.resolve ?? systemResolver)
   const timeoutMs = options.timeoutMs ?? 10_000

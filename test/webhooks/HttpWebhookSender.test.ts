@@ -34,6 +34,13 @@ describe("the HTTP webhook sender", () => {
 
   const exempted = HttpWebhookSender.make({ allowedPrivateAddresses: ["127.0.0.1/32"] })
 
+  // An embedding app passes the option, not the host's environment variable: the message names the option.
+  it("refuses an exemption that is no IP or CIDR, naming the option given", () => {
+    expect(() => HttpWebhookSender.make({ allowedPrivateAddresses: ["127.0.0.1", "intranet"] })).toThrow(
+      /^allowedPrivateAddresses: not an IP or CIDR: intranet$/
+    )
+  })
+
   it.live("POSTs the exact bytes with the given headers and reports the status", () =>
     Effect.gen(function*() {
       const text = "{\"name\":\"webhook.test\",\"note\":\"caf\u00e9 \u2713\"}"
