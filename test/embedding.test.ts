@@ -4,6 +4,7 @@ import { Cause, type ConfigError, Effect, Exit, Layer, Option, Schedule, Stream 
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freshDatabase, postgresAvailable } from "./support/Postgres.js"
 import {
   ApiKeys,
   type AuditEntry,
@@ -236,4 +237,24 @@ describe("embedding the catalog as a library", () => {
       assert(Option.isSome(failure) && failure.value instanceof DatabaseTooNew)
       expect(failure.value.latest).toBe(9999)
     }))
+})
+
+const postgres = await postgresAvailable()
+
+describe.runIf(postgres)("embedding the catalog on Postgres", () => {
+  // The use is recorded in the background; an app that closes the catalog right after a call
+  // closed the connections under that write, and the key's last use was lost.
+  it.live("records a key's last use even when the catalog closes right after it", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      const catalog = catalogLayer({ storage: PostgresStorage.layer(url, 2), webhooks: MemoryWebhookSender.layer() })
+      const session = <A, E>(effect: Effect.Effect<A, E, Organizations | ApiKeys | Authentication>) =>
+        Effect.scoped(Layer.build(catalog).pipe(Effect.flatMap((context) => Effect.provide(effect, context))))
+      const org = yield* session(Effect.flatMap(Organizations, (o) => o.create({ name: "Closing", slug: "closing" }, { _tag: "Service" })))
+      const tenant = CurrentTenant.of({ organizationId: org.id, actor: { type: "service", id: "app" }, role: null })
+      const key = yield* session(Effect.provideService(Effect.flatMap(ApiKeys, (k) => k.create({ name: "worker" })), CurrentTenant, tenant))
+      yield* session(Effect.flatMap(Authentication, (a) => a.principal(key.key)))
+      const keys = yield* session(Effect.provideService(Effect.flatMap(ApiKeys, (k) => k.list), CurrentTenant, tenant))
+      expect(keys.find((k) => k.id === key.id)?.lastUsedAt).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/))
+    }).pipe(Effect.scoped), 60_000)
 })

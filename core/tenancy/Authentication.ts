@@ -1,4 +1,4 @@
-import { Cache, Context, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Cache, Context, Duration, Effect, Exit, FiberSet, Layer, Option } from "effect"
 import { Crypto } from "../shared/Crypto.js"
 import { Forbidden, Unauthenticated, ValidationFailed } from "../shared/Errors.js"
 import { isUuid, toTimestamp } from "../shared/Fields.js"
@@ -48,6 +48,9 @@ export const makeAuthentication = Effect.gen(function*() {
 
   const resolvedKeys = makeResolvedKeys((hash) => uow.system(keys.findByHash(hash)), Duration.toMillis(KEY_CACHE_TTL), KEY_CACHE_CAPACITY)
   const lastTouched = new Map<string, number>()
+  // Last-use writes run in the background, but finish before the catalog closes its connections.
+  const touches = yield* FiberSet.make()
+  yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(touches))
   // Only a user recorded is remembered: a sign-in the database refused (503) is tried again by
   // the next request, not answered from the cache until its entry expires.
   const seenUsers = yield* Cache.makeWith({
@@ -76,7 +79,7 @@ export const makeAuthentication = Effect.gen(function*() {
     if (nowMillis - last < LAST_USED_EVERY_MS) return Effect.void
     lastTouched.set(key.id, nowMillis)
     if (lastTouched.size > KEY_CACHE_CAPACITY) lastTouched.clear()
-    return Effect.forkDaemon(uow.system(keys.touchLastUsed(key.id, toTimestamp(nowMillis), toTimestamp(nowMillis - LAST_USED_EVERY_MS)))).pipe(Effect.asVoid)
+    return FiberSet.run(touches, uow.system(keys.touchLastUsed(key.id, toTimestamp(nowMillis), toTimestamp(nowMillis - LAST_USED_EVERY_MS)))).pipe(Effect.asVoid)
   }
 
   const checked = (found: Option.Option<ApiKeyRecord>, now: number): Effect.Effect<Principal, Unauthenticated> => {
@@ -136,4 +139,4 @@ export const makeAuthentication = Effect.gen(function*() {
   return Authentication.of({ principal, tenant, invalidateKeys: resolvedKeys.clear })
 })
 
-export const AuthenticationLive = Layer.effect(Authentication, makeAuthentication)
+export const AuthenticationLive = Layer.scoped(Authentication, makeAuthentication)
