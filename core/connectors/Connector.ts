@@ -3,8 +3,13 @@ import { EventPattern } from "../events/Subscription.js"
 import { BoundedArray, BoundedMap } from "../shared/Bounded.js"
 import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
 
+// The URL parser repairs what is not written as a URL (`http:host`, `http:/host`, a `\` read as
+// `/`), so the address shown would not be the one delivered to: `http://203.0.113.10\@127.0.0.1/`
+// reads as 127.0.0.1 and is sent to 203.0.113.10. The text must already be scheme, `//` and the rest.
+const URL_TEXT = /^https?:\/\/[^\\]+$/i
+
 const isHttpUrl = (s: string): boolean => {
-  if (!URL.canParse(s)) return false
+  if (!URL_TEXT.test(s) || !URL.canParse(s)) return false
   const { protocol, hostname } = new URL(s)
   return (protocol === "http:" || protocol === "https:") && hostname.length > 0
 }

@@ -71,6 +71,9 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["a header value outside printable ASCII", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "\u20acuro" } }, ["config", "extra_headers", "X-Note"]],
     ["a Trailer header, which a delivery with a length cannot carry", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Trailer: "X-Foo" } }, ["config", "extra_headers", "Trailer"]],
     ["a destination with white space around it", { destination_url: " http://127.0.0.1:9/h\t" }, ["config", "destination_url"]],
+    ["a destination without the `//` the URL parser would add", { destination_url: "http:203.0.113.10/h" }, ["config", "destination_url"]],
+    ["a destination with one slash after the scheme", { destination_url: "https:/203.0.113.10/h" }, ["config", "destination_url"]],
+    ["a destination whose `\\` the URL parser reads as `/` (sent to 203.0.113.10, shown as 127.0.0.1)", { destination_url: "http://203.0.113.10\\@127.0.0.1/h" }, ["config", "destination_url"]],
     ["one header named twice in two cases", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-A": "1", "x-a": "2" } }, ["config", "extra_headers", "x-a"]],
     ["a header value with a control character", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "a\u0001b" } }, ["config", "extra_headers", "X-Note"]],
     ["an unknown config key", { destination_url: "http://127.0.0.1:9/h", extraHeaders: {} }, ["config", "extraHeaders"]]
