@@ -275,9 +275,10 @@ const measurement: ValueValidator = (value, rules, path) => {
   return collect(value, issues)
 }
 
-// The WHATWG parser repairs what is not a URL (`http:/host`, `https://host/a b`): the text
-// itself must already be scheme, `//` and the rest without white space or control characters.
-const URL_TEXT = /^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i
+// The WHATWG parser repairs what is not a URL (`http:/host`, `https://host/a b`, a `\` read as
+// `/`): the text itself must already be scheme, `//` and the rest without white space, control
+// characters or backslashes.
+const URL_TEXT = /^https?:\/\/[^\s\u0000-\u001f\u007f\\]+$/i
 
 const url: ValueValidator = (value, rules, path) => {
   if (typeof value !== "string" || !URL_TEXT.test(value) || !URL.canParse(value)) return fail(path, "must be an absolute http(s) URL", "invalid_type")

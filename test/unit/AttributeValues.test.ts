@@ -52,7 +52,9 @@ const CASES: Record<AttributeType, { valid: ReadonlyArray<unknown>; invalid: Rea
     invalid: [{ amount: "heavy", unit: "kg" }, { amount: 1 }, { unit: "kg" }, { amount: 1, unit: "" }, { amount: 1, unit: "kg", extra: 1 }, 1.5, "1.5kg"]
   },
   url: { valid: ["https://example.com/a?b=c", "http://localhost:8080"], invalid: ["ftp://example.com", "example.com", "/relative", "javascript:alert(1)", 1,
-    "http:/example.com", "https:example.com", "https://example.com/a b", " https://example.com", "https://example.com/\t"] },
+    "http:/example.com", "https:example.com", "https://example.com/a b", " https://example.com", "https://example.com/\t",
+    // The parser reads a backslash as a slash: this one leads to example.com, not evil.example.
+    "https://example.com\\@evil.example/", "https:\\\\example.com/"] },
   email: {
     valid: ["a@example.com", "first.last@mail.example.co.uk"],
     // The last would backtrack for seconds under a pattern that lets dots be anywhere.
