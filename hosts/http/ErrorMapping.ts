@@ -51,8 +51,8 @@ const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text
 const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
 
 const isMultipartType = (type: string) => type.startsWith("multipart/form-data")
-const unsupportedType = (type: string) =>
-  json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", `unsupported media type: ${type || "(none)"}`))
+const unsupported = (message: string) => json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", message))
+const unsupportedType = (type: string) => unsupported(`unsupported media type: ${type || "(none)"}`)
 const emptyForm = json(422, envelope("validation_failed", "the body is not a valid multipart/form-data upload", {
   issues: [{ path: [], message: "the body is not a valid multipart/form-data upload", code: "invalid_multipart" }]
 }))
@@ -81,6 +81,14 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKin
   // bytes, after this middleware has already read the body as text.
   if (!multipart && !isJsonType(type)) {
     return Option.some(unsupportedType(type))
+  }
+  // Bodies are read as UTF-8 bytes as sent: a compressed or UTF-16 one would be refused as
+  // malformed JSON, or a `br` label on plain JSON taken as if it were not there.
+  const encoding = (request.headers["content-encoding"] ?? "identity").trim().toLowerCase()
+  if (encoding !== "identity") return Option.some(unsupported(`unsupported content encoding: ${encoding}`))
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/.exec(type)?.[1]
+  if (!multipart && charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    return Option.some(unsupported(`unsupported charset: ${charset} (JSON is read as UTF-8)`))
   }
   const limit = multipart ? UPLOAD_BODY_LIMIT : JSON_BODY_LIMIT
   if (Number(request.headers["content-length"] ?? 0) > limit) return Option.some(tooLarge(limit))

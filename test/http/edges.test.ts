@@ -398,6 +398,19 @@ describe("the error envelope at the edges", () => {
     }
     const charset = await t.req("POST", "/v1/brands", { rawBody: JSON.stringify({ name: "Charset" }), headers: { "content-type": "Application/JSON; charset=utf-8" } })
     expect(charset.status).toBe(201)
+    const refused = [
+      { "content-type": "application/json", "content-encoding": "gzip" },
+      { "content-type": "application/json", "content-encoding": "br" },
+      { "content-type": "application/json; charset=utf-16" },
+      { "content-type": "application/json; charset=\"iso-8859-1\"" }
+    ]
+    for (const headers of refused) {
+      const r = await t.req("POST", "/v1/brands", { rawBody: JSON.stringify({ name: "Encoded" }), headers })
+      expect([headers, r.status, r.json.error.code]).toEqual([headers, 415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    }
+    const identity = await t.req("POST", "/v1/brands", { rawBody: JSON.stringify({ name: "Identity" }), headers: { "content-type": "application/json; charset=UTF8", "content-encoding": "identity" } })
+    expect(identity.status).toBe(201)
+    expect((await t.req("GET", "/v1/brands")).json.map((b: { name: string }) => b.name)).not.toContain("Encoded")
   })
 
   it("answers a multipart form sent to a JSON route with 415, well-formed or not, and writes nothing", async () => {
