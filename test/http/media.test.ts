@@ -130,6 +130,10 @@ describe("media over HTTP", () => {
 
     const moved = await t.req("PATCH", `/v1/products/${lamp}/media/${second.json.id}`, { body: { position: 5, alt: "Care" } })
     expect(moved.json).toMatchObject({ position: 5, alt: "Care" })
+    for (const position of [-1, 2147483648, 1.5]) {
+      const bad = await t.req("PATCH", `/v1/products/${lamp}/media/${second.json.id}`, { body: { position } })
+      expect([position, bad.status, bad.json.error.details.issues]).toEqual([position, 422, [{ path: ["position"], message: "must be an integer from 0 to 2147483647", code: "invalid" }]])
+    }
     expect((await t.req("DELETE", `/v1/products/${lamp}/media/${first.json.id}`)).status).toBe(204)
     expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data.map((m: { id: string }) => m.id)).toEqual([second.json.id])
     // Detached media stays until deleted.
@@ -176,10 +180,10 @@ describe("media over HTTP", () => {
     expect((await upload(t, lamp, [["alt", "no file"]])).status).toBe(422)
     expect((await upload(t, lamp, [file(), file()])).status).toBe(422)
     expect((await upload(t, lamp, [["image", new Blob(["x"]), "x.bin"]])).status).toBe(422)
-    for (const position of ["-1", "1.5", "abc"]) {
+    for (const position of ["-1", "1.5", "abc", "2147483648", "9007199254740993"]) {
       const bad = await upload(t, lamp, [file(), ["position", position]])
-      expect([position, bad.status, bad.json.error.details.issues]).toEqual([position, 422, [{ path: ["position"], message: "must be an integer >= 0", code: "invalid" }]])
-      expect(bad.json.error.message).toBe("position: must be an integer >= 0")
+      expect([position, bad.status, bad.json.error.details.issues]).toEqual([position, 422, [{ path: ["position"], message: "must be an integer from 0 to 2147483647", code: "invalid" }]])
+      expect(bad.json.error.message).toBe("position: must be an integer from 0 to 2147483647")
     }
     const longAlt = await upload(t, lamp, [file(), ["alt", "a".repeat(1001)]])
     expect([longAlt.status, longAlt.json.error.details.issues]).toEqual([422, [{ path: ["alt"], message: "must be at most 1000 characters", code: "invalid" }]])
