@@ -139,8 +139,11 @@ export const makeMediaLibrary = Effect.gen(function*() {
           received.sentFilename = part.filename
         })
       })
-      return yield* Effect.gen(function*() {
-        yield* consume
+      // Only the reading of the body can be interrupted (a client closing its connection). The
+      // record's transaction runs to its end: interrupted while it committed, the upload went on
+      // to remove the bytes of the record it had just kept.
+      return yield* Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
+        yield* restore(consume)
         const uploaded = received.file
         if (uploaded === undefined) return yield* ValidationFailed.one(["file"], "a file part named file is required", "required")
         const decoded = Schema.decodeUnknownEither(UploadFields)(fields)
@@ -170,7 +173,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
             return new UploadedMedia(warnings.length > 0 ? { ...media, warnings } : { ...media }, true)
           })
         )
-      }).pipe(Effect.onError(() => blobs.remove(blobKey)))
+      }).pipe(Effect.onError(() => blobs.remove(blobKey))))
     })
 
   const update = (productId: string, id: string, input: UpdateMedia) =>

@@ -1,15 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Effect, Exit, type Layer, Option, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, type Layer, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import type { UploadPart } from "../../core/media/Media.js"
-import { MediaLibrary } from "../../core/media/MediaLibrary.js"
+import { MediaLibrary, makeMediaLibrary } from "../../core/media/MediaLibrary.js"
 import { Categories } from "../../core/catalog/Categories.js"
 import { Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { BlobStore } from "../../core/shared/BlobStore.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { Variants } from "../../core/variants/Variants.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
@@ -146,6 +147,38 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
         const results = yield* as(products.bulk([{ op: "delete", id: lamp.id }, { op: "delete", id: "not-a-uuid" }]))
         expect(results.map((r) => r.ok)).toEqual([true, false])
         expect(yield* stored(`media/${organization.id}/${kept.id}`)).toBe(false)
+      }))
+
+    it.effect("keeps the bytes of an upload whose client went away while its record was being committed", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        // The upload's second transaction records the media; its commit is held until the
+        // upload has been interrupted, as a client closing its connection then interrupts it.
+        const uow = yield* UnitOfWork
+        const committed = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        let transactions = 0
+        const slowCommit = UnitOfWork.of({
+          ...uow,
+          tenant: (organizationId, effect) =>
+            ++transactions === 2
+              ? Effect.uninterruptible(Effect.zipLeft(uow.tenant(organizationId, effect), Effect.zipRight(Deferred.succeed(committed, undefined), Deferred.await(release))))
+              : uow.tenant(organizationId, effect)
+        })
+        const library = yield* makeMediaLibrary.pipe(Effect.provideService(UnitOfWork, slowCommit))
+        const upload = yield* Effect.fork(as(library.upload(lamp.id, parts(file("kept")))))
+        yield* Deferred.await(committed)
+        const interrupting = yield* Effect.fork(Fiber.interrupt(upload))
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(interrupting)
+
+        const kept = (yield* as(library.list(lamp.id, { limit: 10, offset: 0 }))).data
+        expect(kept.length).toBe(1)
+        expect(yield* stored(`media/${organization.id}/${kept[0]!.id}`)).toBe(true)
       }))
 
     it.effect("refuses media and file values that name no media record of the organization, on every write", () =>
