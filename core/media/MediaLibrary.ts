@@ -220,7 +220,9 @@ export const makeMediaLibrary = Effect.gen(function*() {
       )
       // After the commit: bytes are never removed from under a record that still exists.
       yield* blobs.remove(removed.blobKey)
-    })
+      // Run to the end: interrupted during the commit (a client closing its connection), the
+      // deletion was acted on after it and the bytes were kept without their record.
+    }).pipe(Effect.uninterruptible)
 
   const content = (id: string) =>
     Effect.gen(function*() {

@@ -248,7 +248,11 @@ export const makeProducts = Effect.gen(function*() {
       })
     )
 
-  /** After a commit that deleted products: their media rows went with them, their bytes go now. */
+  /**
+   * After a commit that deleted products: their media rows went with them, their bytes go now.
+   * A deletion runs to its end: one interrupted during its commit (a client closing its
+   * connection) was acted on after it, and kept the bytes without their records.
+   */
   const removeBlobs = (keys: ReadonlyArray<{ readonly productId: string; readonly blobKey: string }>, deleted: ReadonlySet<string>) =>
     Effect.forEach(keys, (k) => (deleted.has(k.productId) ? blobs.remove(k.blobKey) : Effect.void), { discard: true })
 
@@ -263,7 +267,7 @@ export const makeProducts = Effect.gen(function*() {
         yield* emit({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: found.value.slug } })
         return keys
       })
-    ).pipe(Effect.flatMap((keys) => removeBlobs(keys, new Set([id]))))
+    ).pipe(Effect.flatMap((keys) => removeBlobs(keys, new Set([id]))), Effect.uninterruptible)
 
   /** The page a list query asks for, read by `read` (records or JSON), and the media's first url per product. */
   const pageOf = <A extends { readonly id: string }>(
@@ -356,7 +360,8 @@ export const makeProducts = Effect.gen(function*() {
           const deleted = new Set(results.flatMap((r) => (r.ok && deleteIds([items[r.index]]).includes(r.id) ? [r.id] : [])))
           return removeBlobs(keys, deleted)
         }),
-        Effect.map(({ results }) => results)
+        Effect.map(({ results }) => results),
+        Effect.uninterruptible
       ))
 
   return withRecordIds(Products.of({ create, get, json, update, delete: remove, list, listJson, facets, bulk }), { get: ["product"], json: ["product"], update: ["product"], delete: ["product"] })

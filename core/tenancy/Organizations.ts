@@ -261,10 +261,9 @@ export const makeOrganizations = Effect.gen(function*() {
       yield* auth.invalidateKeys
       // The files go once the rows naming them have: a deletion that fails keeps both. Past the
       // commit the tenant is gone whatever happens to its files, so a failure to remove them is
-      // logged, not answered, and a client that leaves does not stop it halfway.
+      // logged, not answered.
       yield* blobs.removeFolder(mediaFolder(id)).pipe(
-        Effect.catchAllDefect((defect) => Effect.logWarning(`the files of deleted organization ${id} were not all removed`, defect)),
-        Effect.uninterruptible
+        Effect.catchAllDefect((defect) => Effect.logWarning(`the files of deleted organization ${id} were not all removed`, defect))
       )
       // The dispatcher cannot send it, its connectors being gone with the tenant: each one that
       // subscribed gets it once, after the commit, and the attempt has no delivery log to go to.
@@ -277,7 +276,9 @@ export const makeOrganizations = Effect.gen(function*() {
         )
       }
       return new OrganizationDeleted({ exportKey, deletedCounts })
-    })
+      // A client that leaves does not stop it halfway: interrupted during the commit, the
+      // deletion was acted on after it, and kept the tenant's files and cached keys.
+    }).pipe(Effect.uninterruptible)
 
   return Organizations.of({ create, ensureBootstrap, current, updateCurrent, delete: remove })
 })

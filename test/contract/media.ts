@@ -6,13 +6,14 @@ import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import type { UploadPart } from "../../core/media/Media.js"
 import { MediaLibrary, makeMediaLibrary } from "../../core/media/MediaLibrary.js"
 import { Categories } from "../../core/catalog/Categories.js"
-import { Products } from "../../core/products/Products.js"
+import { makeProducts, Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { BlobStore } from "../../core/shared/BlobStore.js"
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { Variants } from "../../core/variants/Variants.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { makeOrganizations } from "../../core/tenancy/Organizations.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
 import { eventCount, ONE_DELETION, raced, racedChanges } from "../support/CatalogFixtures.js"
 import { attr, entry, familyWith } from "../support/Families.js"
@@ -33,6 +34,35 @@ const field = (key: string, value: string): UploadPart<never> => ({ _tag: "Field
 const parts = (...p: ReadonlyArray<UploadPart<never>>) => Stream.fromIterable(p)
 
 const stored = (key: string) => Effect.flatMap(BlobStore, (b) => b.stream(key)).pipe(Effect.map(Option.isSome))
+
+/**
+ * A unit of work whose `nth` outermost `kind` transaction, once committed, waits (as a slow
+ * commit does, uninterruptibly) until the caller it runs for has been interrupted, as a client
+ * closing its connection interrupts a request.
+ */
+const heldCommit = (kind: "tenant" | "system", nth: number) =>
+  Effect.gen(function*() {
+    const uow = yield* UnitOfWork
+    const committed = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    let calls = 0
+    const hold = <A, E, R>(run: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      ++calls === nth
+        ? Effect.uninterruptible(Effect.zipLeft(run, Effect.zipRight(Deferred.succeed(committed, undefined), Deferred.await(release))))
+        : run
+    const held = kind === "tenant"
+      ? UnitOfWork.of({ ...uow, tenant: (organizationId, effect) => hold(uow.tenant(organizationId, effect)) })
+      : UnitOfWork.of({ ...uow, system: (effect) => hold(uow.system(effect)) })
+    const interruptedAtCommit = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.fork(effect)
+        yield* Deferred.await(committed)
+        const interrupting = yield* Effect.fork(Fiber.interrupt(fiber))
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(interrupting)
+      })
+    return { uow: held, interruptedAtCommit }
+  })
 
 /** Media against one storage adapter (bytes in memory). */
 export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
@@ -156,29 +186,47 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
         const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
         const family = yield* familyWith(tenant, "product", [])
         const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
-        // The upload's second transaction records the media; its commit is held until the
-        // upload has been interrupted, as a client closing its connection then interrupts it.
-        const uow = yield* UnitOfWork
-        const committed = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        let transactions = 0
-        const slowCommit = UnitOfWork.of({
-          ...uow,
-          tenant: (organizationId, effect) =>
-            ++transactions === 2
-              ? Effect.uninterruptible(Effect.zipLeft(uow.tenant(organizationId, effect), Effect.zipRight(Deferred.succeed(committed, undefined), Deferred.await(release))))
-              : uow.tenant(organizationId, effect)
-        })
-        const library = yield* makeMediaLibrary.pipe(Effect.provideService(UnitOfWork, slowCommit))
-        const upload = yield* Effect.fork(as(library.upload(lamp.id, parts(file("kept")))))
-        yield* Deferred.await(committed)
-        const interrupting = yield* Effect.fork(Fiber.interrupt(upload))
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(interrupting)
+        // The upload's second transaction records the media.
+        const held = yield* heldCommit("tenant", 2)
+        const library = yield* makeMediaLibrary.pipe(Effect.provideService(UnitOfWork, held.uow))
+        yield* held.interruptedAtCommit(as(library.upload(lamp.id, parts(file("kept")))))
 
         const kept = (yield* as(library.list(lamp.id, { limit: 10, offset: 0 }))).data
         expect(kept.length).toBe(1)
         expect(yield* stored(`media/${organization.id}/${kept[0]!.id}`)).toBe(true)
+      }))
+
+    it.effect("removes the bytes of media, products and an organization deleted for a client that went away during the commit", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const library = yield* MediaLibrary
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        const bytesOf = (id: string) => stored(`media/${organization.id}/${id}`)
+
+        const media = yield* as(library.upload(lamp.id, parts(file("gone"))))
+        const removal = yield* heldCommit("tenant", 1)
+        yield* removal.interruptedAtCommit(as(Effect.flatMap(makeMediaLibrary.pipe(Effect.provideService(UnitOfWork, removal.uow)), (l) => l.remove(media.id))))
+        failsWith(yield* Effect.exit(as(library.get(media.id))), "NotFound")
+        expect(yield* bytesOf(media.id)).toBe(false)
+
+        for (const deletion of ["one", "bulk"] as const) {
+          const product = yield* as(products.create({ familyId: family.id, name: `Lamp ${deletion}` }))
+          const shot = yield* as(library.upload(product.id, parts(file("shot"))))
+          const held = yield* heldCommit("tenant", 1)
+          const heldProducts = yield* makeProducts.pipe(Effect.provideService(UnitOfWork, held.uow))
+          yield* held.interruptedAtCommit(as(deletion === "one" ? heldProducts.delete(product.id) : heldProducts.bulk([{ op: "delete", id: product.id }])))
+          failsWith(yield* Effect.exit(as(products.get(product.id, {}))), "NotFound")
+          expect(yield* bytesOf(shot.id)).toBe(false)
+        }
+
+        const last = yield* as(library.upload(lamp.id, parts(file("last"))))
+        const held = yield* heldCommit("system", 1)
+        const organizations = yield* makeOrganizations.pipe(Effect.provideService(UnitOfWork, held.uow))
+        yield* held.interruptedAtCommit(as(organizations.delete(organization.id, organization.slug)))
+        expect(yield* bytesOf(last.id)).toBe(false)
       }))
 
     it.effect("refuses media and file values that name no media record of the organization, on every write", () =>
