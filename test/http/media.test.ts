@@ -222,7 +222,14 @@ describe("media over HTTP", () => {
       const content = await fetch(host.baseUrl + r.json.url, { headers: { authorization: `Bearer ${t.apiKey}` } })
       return [r.status, r.json.filename, r.json.contentType, content.headers.get("content-type")]
     }
-    for (const [disposition, filename] of [['filename="a.txt"', "a.txt"], ["filename*=UTF-8''na%C3%AFve.txt", "naïve.txt"], ['filename="café.txt"', "café.txt"]]) {
+    for (const [disposition, filename] of [
+      ['filename="a.txt"', "a.txt"],
+      ["filename*=UTF-8''na%C3%AFve.txt", "naïve.txt"],
+      ['filename="café.txt"', "café.txt"],
+      // RFC 8187 lets the name carry its language between the quotes.
+      ["filename*=UTF-8'en'na%C3%AFve.txt", "naïve.txt"],
+      ["filename*=utf-8'de-CH'%C3%A9t%C3%A9.txt", "été.txt"]
+    ]) {
       expect(await send(disposition!)).toEqual([201, filename, "application/octet-stream", "application/octet-stream"])
     }
   })

@@ -137,7 +137,24 @@ const FILENAME_PARAM = /;\s*filename="((?:[^"\\]|\\.)*)"/i
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /** A part's header block in the form the parser reads as the client meant it. */
-const rewriteHeaderBlock = (block: Buffer): Buffer => withFileType(withEncodedFilename(block))
+const rewriteHeaderBlock = (block: Buffer): Buffer => withFileType(withEncodedFilename(withoutLanguageTag(block)))
+
+/** The language tag of an RFC 8187 `filename*` value: `UTF-8'en'...`. */
+const FILENAME_LANGUAGE = /(;\s*filename\*=\s*"?[^'";\s]*)'[^'";\s]+'/i
+
+/**
+ * RFC 8187 lets a `filename*` value name the language of the file name between its quotes,
+ * which the parser reads only when empty (`UTF-8''...`): with one it read no name at all, and
+ * the file was kept as `file`. The tag says nothing the stored name keeps, so it is dropped.
+ */
+const withoutLanguageTag = (block: Buffer): Buffer => {
+  const lines = block.toString("latin1").split("\r\n")
+  if (!lines.some((line) => /^content-disposition:/i.test(line) && FILENAME_LANGUAGE.test(line))) return block
+  return Buffer.from(
+    lines.map((line) => (/^content-disposition:/i.test(line) ? line.replace(FILENAME_LANGUAGE, "$1''") : line)).join("\r\n"),
+    "latin1"
+  )
+}
 
 /**
  * A header block with a quoted file name the parser would not read, its name as `filename*`:
