@@ -3,6 +3,7 @@ import { lookup as dnsLookup } from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { LookupFunction } from "node:net"
+import type { Duplex } from "node:stream"
 import { DestinationRefused, type WebhookOutcome, type WebhookRequest, WebhookSender } from "../../core/webhooks/WebhookSender.js"
 import { type AddressGuard, invalidExemptions, makeAddressGuard } from "./AddressGuard.js"
 
@@ -161,6 +162,12 @@ export const make = (options: HttpWebhookSenderOptions) => {
       }
       const timer = setTimeout(() => finish({ status, error: `timed out after ${timeoutMs} ms` }), timeoutMs)
       req.on("error", (e) => finish({ status, error: e.message }))
+      // A 101 comes as an upgrade, never as a response: without this, Node drops the socket
+      // silently and the attempt would wait out its timeout although the receiver answered.
+      req.on("upgrade", (res: http.IncomingMessage, socket: Duplex) => {
+        socket.destroy()
+        finish({ status: res.statusCode ?? null, error: null })
+      })
       try {
         req.end(request.body)
       } catch (e) {

@@ -106,6 +106,28 @@ describe("the HTTP webhook sender", () => {
       expect(receiver.received.some((r) => r.path === "/target")).toBe(false)
     }))
 
+  it.live("reports a 101 as the status it is, not as a timeout", () =>
+    Effect.gen(function*() {
+      // Node hands a 101 over as an upgrade, not as a response.
+      const server = createServer((socket) => {
+        socket.once("data", () => socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"))
+        socket.on("error", () => {})
+      })
+      const port = yield* Effect.promise(() =>
+        new Promise<number>((resolve) =>
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            resolve(typeof address === "object" && address !== null ? address.port : 0)
+          })
+        )
+      )
+      const sender = HttpWebhookSender.make({ allowedPrivateAddresses: ["127.0.0.1/32"], timeoutMs: 1_000 })
+      const outcome = yield* sender.send(request(`http://127.0.0.1:${port}/upgrade`)).pipe(
+        Effect.ensuring(Effect.sync(() => server.close()))
+      )
+      expect(outcome).toEqual({ status: 101, error: null })
+    }))
+
   it.live("gives up after its timeout", () =>
     Effect.gen(function*() {
       receiver.answer("/slow", { delayMs: 3_000 })
