@@ -39,8 +39,9 @@ export const make = Effect.gen(function*() {
     // Walks the connectors that have queued deliveries (one index step each), keeps those
     // without a live claim, and reads at most `limit` deliveries of each: the oldest `limit` of
     // them all are claimed. A backlog of one connector is never scanned delivery by delivery.
+    // Given `connectors`, only that many are taken, those whose oldest delivery is oldest.
     // `+q.seq` keeps SQLite from walking the whole queue in seq order to spare sorting a few rows.
-    claim: (holder, now, until, limit, except = []) =>
+    claim: (holder, now, until, limit, except = [], connectors) =>
       serialize.pipe(
         Effect.zipRight(sql`
           update webhook_queue set claimed_by = ${holder}, claimed_until = ${until}
@@ -55,15 +56,22 @@ export const make = Effect.gen(function*() {
               )
               from queued where queued.id is not null
             ),
-            free(id, last_seq) as (
+            free(id, first_seq, last_seq) as (
               select c.id, (
+                select q.seq from webhook_queue q
+                where q.connector_id = c.id
+                order by q.seq limit 1
+              ), (
                 select q.seq from webhook_queue q
                 where q.connector_id = c.id
                 order by q.seq limit 1 offset ${Math.max(0, limit - 1)}
               )
               from queued c
               where c.id is not null${except.length === 0 ? sql`` : sql` and c.id not in ${sql.in(except)}`}
-                and not exists (select 1 from webhook_queue o where o.connector_id = c.id and o.claimed_until >= ${now})
+                and not exists (select 1 from webhook_queue o where o.connector_id = c.id and o.claimed_until >= ${now})${
+            connectors === undefined ? sql`` : sql`
+              order by 2 limit ${connectors}`
+          }
             )
             select q.seq from free f
             cross join webhook_queue q

@@ -21,14 +21,15 @@ export class Outbox extends Context.Tag("catalog/Outbox")<Outbox, {
   /**
    * Claims for `holder`, until `until`, up to `limit` queued deliveries, oldest first, of
    * connectors nobody else holds a live claim on (claims that ran out are taken over), but
-   * for those in `except`.
+   * for those in `except`; of at most `connectors` connectors, those waiting longest.
    */
   readonly claim: (
     holder: string,
     now: string,
     until: string,
     limit: number,
-    except?: ReadonlyArray<string>
+    except?: ReadonlyArray<string>,
+    connectors?: number
   ) => Effect.Effect<ReadonlyArray<QueuedDelivery>>
   /** Takes these deliveries off their queues; false when `holder` no longer holds the claim of every one. */
   readonly complete: (holder: string, ids: ReadonlyArray<number>) => Effect.Effect<boolean>

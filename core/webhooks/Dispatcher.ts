@@ -55,6 +55,9 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
     const sliceMillis = Duration.toMillis(options.slice ?? Duration.seconds(30))
     // Connectors whose slice ran out, passed over by the next claim: the others' turn.
     let yielded = new Set<string>()
+    // Connectors claimed and not yet served to the end. A claim takes no more connectors than
+    // there are fibers left for them: the others stay free for another process to serve.
+    let serving = 0
     const currentMillis = Effect.clockWith((c) => c.currentTimeMillis)
 
     const leaseUntil = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => ({
@@ -160,15 +163,17 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
               ? Effect.failCause(cause)
               : Effect.logError("webhook dispatcher failed; retrying", cause).pipe(Effect.zipRight(giveBack(connectorId)))
           ),
-          Effect.ensuring(signal.wake)
+          Effect.ensuring(Effect.zipRight(Effect.sync(() => serving--), signal.wake))
         )
       const claimed = fibers.withPermits(1)(
         Effect.flatMap(
           Effect.zip(leaseUntil, currentMillis),
           ([{ now, until }, millis]) => {
+            // Every fiber has a connector waiting for it: one that finishes wakes the loop.
+            if (serving >= concurrency) return Effect.succeed([])
             const passedOver = [...holdOff.heldOff(millis), ...yielded]
             yielded = new Set()
-            return uow.system(outbox.claim(holder, now, until, batchSize, passedOver))
+            return uow.system(outbox.claim(holder, now, until, batchSize, passedOver, concurrency - serving))
           }
         )
       )
@@ -178,6 +183,7 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
         yield* claiming.succeeded
         if (queued.length === 0) return yield* signal.sleep(pollInterval)
         for (const [id, ofConnector] of Object.entries(Arr.groupBy(queued, (q) => q.connectorId))) {
+          serving++
           yield* Effect.forkScoped(serve(id, ofConnector))
         }
       }).pipe(

@@ -663,6 +663,51 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         yield* uow.system(outbox.release("dispatcher-b"))
       }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
 
+    it.effect("claims no more connectors than asked, those waiting longest, leaving the others to another dispatcher", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const outbox = yield* Outbox
+        const uow = yield* UnitOfWork
+        const crypto = yield* Crypto
+        const at = (seconds: number) => new Date(Date.UTC(2100, 0, 2) + seconds * 1000).toISOString()
+        // Whatever earlier tests left undelivered is held by a sweeper, so only our events are free.
+        yield* uow.system(outbox.claim("sweeper", at(0), at(3600), 1_000_000))
+        // Installed first, written to last: its id sorts first, its delivery is the newest.
+        const newest = yield* install(tenant, `${NOWHERE}/newest`, ["category.*"])
+        const oldest = yield* install(tenant, `${NOWHERE}/oldest`, ["brand.*"])
+        yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+        yield* write(tenant, { name: "category.created", entityType: "category", entityId: yield* crypto.uuid })
+        const connectorsOf = (deliveries: ReadonlyArray<QueuedDelivery>) => deliveries.map((d) => d.connectorId)
+
+        expect(connectorsOf(yield* uow.system(outbox.claim("dispatcher-a", at(1), at(31), 50, [], 1)))).toEqual([oldest.id])
+        expect(connectorsOf(yield* uow.system(outbox.claim("dispatcher-b", at(2), at(32), 50, [], 1)))).toEqual([newest.id])
+        for (const holder of ["sweeper", "dispatcher-a", "dispatcher-b"]) yield* uow.system(outbox.release(holder))
+      }).pipe(Effect.provideServiceEffect(EventLog, EventLog)))
+
+    it.effect("leaves the connectors it has no fiber for to another dispatcher", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const crypto = yield* Crypto
+          const slow = yield* newTenant
+          const other = yield* newTenant
+          receiver.answer("/busy", { delayMs: 3000 })
+          const busy = yield* install(slow.tenant, receiver.url("/busy"), ["brand.*"])
+          yield* install(other.tenant, receiver.url("/waiting"), ["brand.*"])
+          yield* write(slow.tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          yield* write(other.tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          const busyLog = yield* Effect.scoped(Effect.gen(function*() {
+            // One fiber each. The first serves the busy connector; the waiting one must not be
+            // held, unserved, by it while the second has a fiber free.
+            yield* Effect.forkScoped(runDispatcher({ pollInterval: "50 millis", concurrency: 1 }))
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/busy"))
+            yield* Effect.forkScoped(runDispatcher({ pollInterval: "50 millis", concurrency: 1 }))
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/waiting"))
+            return yield* inTenant(slow.tenant, (yield* Connectors).deliveries(busy.id, 50, 0))
+          }))
+          // The waiting connector's event went out while the busy one's attempt was unanswered.
+          expect(busyLog.data).toEqual([])
+        }))), 30_000)
+
     it.effect("claims a large backlog oldest first, one connector per dispatcher, with takeover", () =>
       Effect.gen(function*() {
         const outbox = yield* Outbox
