@@ -10,6 +10,7 @@ import { MediaApi } from "./media/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { documentEdgeRefusals } from "./OpenApiRefusals.js"
 import { documentCredentials } from "./OpenApiSecurity.js"
 import { INTERFACE_VERSION, SERVICE_NAME } from "./Release.js"
 import { ProductsApi } from "./products/Api.js"
@@ -45,5 +46,8 @@ const routes = HttpApi.make("catalog")
   // Any route may meet a database that does not answer; each route declares its own refusals.
   .addError(UnavailableWire)
 
-/** The OpenAPI document also says which credentials each route takes, read from the routes themselves. */
-export class CatalogApi extends routes.annotate(OpenApi.Transform, documentCredentials(routes)) {}
+/**
+ * The OpenAPI document also says which credentials each route takes, read from the routes
+ * themselves, and the refusals the edge answers on any route.
+ */
+export class CatalogApi extends routes.annotate(OpenApi.Transform, (spec) => documentEdgeRefusals(documentCredentials(routes)(spec))) {}

@@ -1,0 +1,36 @@
+import { OpenApiJsonSchema } from "@effect/platform"
+import { Envelope } from "./Errors.js"
+
+/**
+ * What the edge answers on any route before HttpApi decodes the request (see EdgeLive), in the
+ * error envelope with a Fastify-style code: HttpApi would document its own 400 body instead,
+ * which the API never sends.
+ */
+const EDGE_REFUSALS: Readonly<Record<string, string>> = {
+  "400": "The body is not valid JSON (`FST_ERR_CTP_INVALID_JSON_BODY`), or is empty where the route reads JSON (`FST_ERR_CTP_EMPTY_JSON_BODY`)",
+  "413": "The body is larger than the route takes (`FST_ERR_CTP_BODY_TOO_LARGE`)",
+  "415": "The body is of a type the route does not take (`FST_ERR_CTP_INVALID_MEDIA_TYPE`)"
+}
+
+/** HttpApi's own 400 body and what only it refers to. */
+const DECODE_ERROR_SCHEMAS = ["HttpApiDecodeError", "Issue", "PropertyKey"]
+
+type Operation = { responses?: Record<string, unknown> }
+
+/** The OpenAPI document with the edge's refusals on every operation, each in the error envelope. */
+export const documentEdgeRefusals = (spec: Record<string, any>): Record<string, any> => {
+  const schema = OpenApiJsonSchema.make(Envelope)
+  for (const methods of Object.values(spec.paths ?? {}) as Array<Record<string, Operation>>) {
+    for (const operation of Object.values(methods)) {
+      const responses: Record<string, unknown> = { ...operation.responses }
+      for (const [status, description] of Object.entries(EDGE_REFUSALS)) {
+        responses[status] = { description, content: { "application/json": { schema } } }
+      }
+      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
+    }
+  }
+  const schemas: Record<string, unknown> = { ...spec.components?.schemas }
+  for (const name of DECODE_ERROR_SCHEMAS) delete schemas[name]
+  spec.components = { ...spec.components, schemas }
+  return spec
+}
