@@ -10,8 +10,12 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 /** Whether `s` is a UUID, in either case. */
 export const isUuid = (s: string): boolean => UUID_PATTERN.test(s)
 
-/** A UUID, lower-cased on the way in: ids are stored lower-case, and `ABC…` names the same record as `abc…`. */
+/**
+ * A UUID, lower-cased on the way in: ids are stored lower-case, and `ABC…` names the same record as `abc…`.
+ * The interface's document says what it takes, a UUID in either case, not the lower-casing it is read through.
+ */
 export const Uuid = Schema.compose(Schema.Lowercase, Schema.UUID.annotations({ message: () => "must be a UUID" }))
+  .annotations({ jsonSchema: { type: "string", format: "uuid" } })
 
 /** A slug: what URLs and imports name a record by, so it has the length of an identifier. */
 export const Slug = Schema.String.pipe(

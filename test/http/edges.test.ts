@@ -67,6 +67,11 @@ describe("probes and release", () => {
       }
     }
     expect(Object.keys(spec.json.components.schemas)).not.toContain("HttpApiDecodeError")
+    // An id is documented as the UUID it must be, in a path, a query and a record alike.
+    const uuid = { type: "string", format: "uuid" }
+    expect(spec.json.paths["/v1/products/{id}"].get.parameters[0]).toMatchObject({ name: "id", in: "path", schema: uuid })
+    expect(spec.json.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "familyId").schema).toEqual(uuid)
+    expect(spec.json.components.schemas.Product.properties.brandId).toEqual({ anyOf: [uuid, { type: "null" }] })
     const docs = await host.request("GET", "/docs")
     expect(docs.status).toBe(200)
     expect(docs.headers.get("content-type")).toContain("text/html")
