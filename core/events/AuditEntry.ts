@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Timestamp } from "../shared/Fields.js"
 import { Actor } from "../tenancy/Actor.js"
 import type { CatalogEvent } from "./Event.js"
 
@@ -11,7 +12,7 @@ export const AuditEntry = Schema.Struct({
   action: Schema.String,
   actor: Actor,
   payload: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  createdAt: Schema.String
+  createdAt: Timestamp
 })
 export type AuditEntry = typeof AuditEntry.Type
 

@@ -113,12 +113,13 @@ export const OpenObject = (annotations: { readonly identifier: string; readonly 
 /** An ISO 8601 date-time with an explicit zone, kept as the string sent. */
 export const DateTimeString = Schema.String.pipe(
   Schema.filter((s) => datetimeMillis(s) !== undefined, {
-    message: () => "must be an ISO 8601 date-time with a zone"
+    message: () => "must be an ISO 8601 date-time with a zone",
+    jsonSchema: { format: "date-time" }
   })
 )
 
 /** An instant as it goes on the wire: ISO 8601 in UTC with milliseconds. */
-export const Timestamp = Schema.String
+export const Timestamp = Schema.String.annotations({ jsonSchema: { format: "date-time" } })
 
 export const toTimestamp = (millis: number): string => new Date(millis).toISOString()
 

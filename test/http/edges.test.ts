@@ -72,6 +72,16 @@ describe("probes and release", () => {
     expect(spec.json.paths["/v1/products/{id}"].get.parameters[0]).toMatchObject({ name: "id", in: "path", schema: uuid })
     expect(spec.json.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "familyId").schema).toEqual(uuid)
     expect(spec.json.components.schemas.Product.properties.brandId).toEqual({ anyOf: [uuid, { type: "null" }] })
+    // So is a moment, as the ISO 8601 date-time or date it must be.
+    const dateTime = { type: "string", format: "date-time" }
+    expect(spec.json.components.schemas.Product.properties.updatedAt).toEqual(dateTime)
+    expect(spec.json.components.schemas.ApiKey.properties.expiresAt).toEqual({ anyOf: [dateTime, { type: "null" }] })
+    expect(spec.json.paths["/v1/api-keys"].post.requestBody.content["application/json"].schema.properties.expiresAt).toEqual({ anyOf: [dateTime, { type: "null" }] })
+    expect(spec.json.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "updatedSince").schema).toEqual(dateTime)
+    const audit = spec.json.paths["/v1/audit-log"].get
+    expect(audit.responses["200"].content["application/json"].schema.properties.data.items.properties.createdAt).toEqual(dateTime)
+    expect(audit.parameters.filter((p: { name: string }) => ["since", "date"].includes(p.name)).map((p: { schema: unknown }) => p.schema))
+      .toEqual([{ anyOf: [dateTime, { type: "string", format: "date" }] }, { type: "string", format: "date" }])
     const docs = await host.request("GET", "/docs")
     expect(docs.status).toBe(200)
     expect(docs.headers.get("content-type")).toContain("text/html")

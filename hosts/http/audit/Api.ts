@@ -9,12 +9,13 @@ import { pageParams } from "../Paging.js"
 /** A moment to filter by: an ISO 8601 date-time with a zone, or a date (midnight UTC). */
 const Instant = Schema.String.pipe(
   Schema.filter((s) => isCalendarDate(s) || Schema.is(DateTimeString)(s), {
-    message: () => "must be an ISO 8601 date-time with a zone, or a date"
+    message: () => "must be an ISO 8601 date-time with a zone, or a date",
+    jsonSchema: { anyOf: [{ type: "string", format: "date-time" }, { type: "string", format: "date" }] }
   })
 )
 
 /** A day (UTC) to filter by. */
-const Day = Schema.String.pipe(Schema.filter(isCalendarDate, { message: () => "must be a date (YYYY-MM-DD)" }))
+const Day = Schema.String.pipe(Schema.filter(isCalendarDate, { message: () => "must be a date (YYYY-MM-DD)", jsonSchema: { format: "date" } }))
 
 /** The audit log's filters: snake_case, as the specification names them. Unknown keys are refused. */
 export const AuditQuery = Schema.Struct({
