@@ -12,6 +12,14 @@ const EDGE_REFUSALS: Readonly<Record<string, string>> = {
   "415": "The body is of a type the route does not take (`FST_ERR_CTP_INVALID_MEDIA_TYPE`)"
 }
 
+/**
+ * The edge's own 422s, which any route answers: a route that decodes a body, path or query
+ * documents its 422 already.
+ */
+const EDGE_VALIDATION =
+  "The query or body holds text no database can store (`invalid_character`), nests arrays and objects too deep " +
+  "(`too_deep`), or names `__proto__` (`unrecognized_key`)"
+
 /** HttpApi's own 400 body and what only it refers to. */
 const DECODE_ERROR_SCHEMAS = ["HttpApiDecodeError", "Issue", "PropertyKey"]
 
@@ -26,6 +34,7 @@ export const documentEdgeRefusals = (spec: Record<string, any>): Record<string, 
       for (const [status, description] of Object.entries(EDGE_REFUSALS)) {
         responses[status] = { description, content: { "application/json": { schema } } }
       }
+      responses["422"] ??= { description: EDGE_VALIDATION, content: { "application/json": { schema } } }
       operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
     }
   }
