@@ -74,6 +74,8 @@ describe("probes and release", () => {
     expect(spec.json.paths["/v1/products/{id}"].get.parameters[0]).toMatchObject({ name: "id", in: "path", schema: uuid })
     expect(spec.json.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "familyId").schema).toEqual(uuid)
     expect(spec.json.components.schemas.Product.properties.brandId).toEqual({ anyOf: [uuid, { type: "null" }] })
+    // A media file's bytes come with the type it was uploaded with, whatever that is.
+    expect(Object.keys(spec.json.paths["/v1/media/{id}/content"].get.responses["200"].content)).toEqual(["*/*"])
     // So is a moment, as the ISO 8601 date-time or date it must be.
     const dateTime = { type: "string", format: "date-time" }
     expect(spec.json.components.schemas.Product.properties.updatedAt).toEqual(dateTime)

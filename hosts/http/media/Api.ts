@@ -24,8 +24,11 @@ export const UploadForm = HttpApiSchema.MultipartStream(
   { maxParts: Option.some(16), maxFileSize: Option.some(MAX_MEDIA_BYTES + 64 * 1024), fieldMimeTypes: [] }
 )
 
-/** The bytes of a media file, with its stored content type. */
-const Content = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "application/octet-stream" })
+/**
+ * The bytes of a media file, with its stored content type: the handler answers them itself, so
+ * this says only what the document lists, any type.
+ */
+const Content = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "*/*" })
 
 export class MediaApi extends HttpApiGroup.make("media")
   .add(
