@@ -10,6 +10,7 @@ import { MediaApi } from "./media/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { withoutSchemaIds } from "./OpenApiIds.js"
 import { documentEdgeRefusals } from "./OpenApiRefusals.js"
 import { documentCredentials } from "./OpenApiSecurity.js"
 import { INTERFACE_VERSION, SERVICE_NAME } from "./Release.js"
@@ -48,6 +49,9 @@ const routes = HttpApi.make("catalog")
 
 /**
  * The OpenAPI document also says which credentials each route takes, read from the routes
- * themselves, and the refusals the edge answers on any route.
+ * themselves, and the refusals the edge answers on any route; it names no schema by `$id`.
  */
-export class CatalogApi extends routes.annotate(OpenApi.Transform, (spec) => documentEdgeRefusals(documentCredentials(routes)(spec))) {}
+export class CatalogApi extends routes.annotate(
+  OpenApi.Transform,
+  (spec) => withoutSchemaIds(documentEdgeRefusals(documentCredentials(routes)(spec)))
+) {}

@@ -74,6 +74,9 @@ describe("probes and release", () => {
     expect(spec.json.paths["/v1/products/{id}"].get.parameters[0]).toMatchObject({ name: "id", in: "path", schema: uuid })
     expect(spec.json.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "familyId").schema).toEqual(uuid)
     expect(spec.json.components.schemas.Product.properties.brandId).toEqual({ anyOf: [uuid, { type: "null" }] })
+    // A valid JSON Schema names no two schemas by one `$id` (validators of OpenAPI 3.1 refuse that).
+    const ids = [...JSON.stringify(spec.json).matchAll(/"\$id":"([^"]*)"/g)].map((m) => m[1])
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([])
     // A media file's bytes come with the type it was uploaded with, whatever that is.
     expect(Object.keys(spec.json.paths["/v1/media/{id}/content"].get.responses["200"].content)).toEqual(["*/*"])
     // So is a moment, as the ISO 8601 date-time or date it must be.
