@@ -60,14 +60,63 @@ describe("probes and release", () => {
     expect(statuses("/v1/organizations", "post")).toEqual(["201", "401", "403", "404", "422", "503"])
     // Every operation may meet the edge's refusals of a body (malformed JSON, too large, of
     // another type), which answer in the error envelope, not in HttpApi's own 400 body.
-    const envelope = spec.json.paths["/v1/products"].get.responses["401"].content["application/json"].schema
+    // Each status names the `error.code`s it comes with, as the specification's table of errors does.
+    const envelope = (codes: ReadonlyArray<string>) => ({
+      type: "object",
+      required: ["error"],
+      properties: {
+        error: {
+          type: "object",
+          required: ["code", "message"],
+          properties: { code: { type: "string", enum: codes }, message: { type: "string" } },
+          additionalProperties: false
+        }
+      },
+      additionalProperties: false
+    })
+    const edgeCodes: Record<string, ReadonlyArray<string>> = {
+      "400": ["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"],
+      "413": ["FST_ERR_CTP_BODY_TOO_LARGE"],
+      "415": ["FST_ERR_CTP_INVALID_MEDIA_TYPE"]
+    }
     for (const [path, methods] of Object.entries(spec.json.paths as Record<string, Record<string, { responses: Record<string, any> }>>)) {
       for (const [method, operation] of Object.entries(methods)) {
         for (const status of edge) {
-          expect([path, method, status, operation.responses[status]?.content["application/json"].schema]).toEqual([path, method, status, envelope])
+          expect([path, method, status, operation.responses[status]?.content["application/json"].schema]).toEqual([path, method, status, envelope(edgeCodes[status]!)])
         }
       }
     }
+    const refusal = (status: string) => spec.json.paths["/v1/products"].post.responses[status].content["application/json"].schema
+    expect([refusal("401"), refusal("403"), refusal("409"), refusal("503")])
+      .toEqual([envelope(["unauthenticated"]), envelope(["forbidden"]), envelope(["conflict"]), envelope(["unavailable"])])
+    expect(spec.json.paths["/v1/products/{id}"].get.responses["404"].content["application/json"].schema).toEqual(envelope(["not_found"]))
+    // A 422's `details` lists the issues, each `{path, message, code}`.
+    const invalid = refusal("422").properties.error
+    expect([invalid.required, invalid.properties.code, invalid.properties.details]).toEqual([
+      ["code", "message", "details"],
+      { type: "string", enum: ["validation_failed"] },
+      {
+        type: "object",
+        required: ["issues"],
+        properties: {
+          issues: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["path", "message", "code"],
+              properties: {
+                path: { type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } },
+                message: { type: "string" },
+                code: { type: "string" }
+              },
+              additionalProperties: false
+            }
+          },
+          truncated: { type: "boolean" }
+        },
+        additionalProperties: false
+      }
+    ])
     expect(Object.keys(spec.json.components.schemas)).not.toContain("HttpApiDecodeError")
     // An id is documented as the UUID it must be, in a path, a query and a record alike.
     const uuid = { type: "string", format: "uuid" }
