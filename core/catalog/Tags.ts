@@ -45,7 +45,9 @@ export const TagsInput = BoundedArray(
   Schema.String.pipe(
     Schema.minLength(1, { message: () => "a tag must not be empty" }),
     Schema.filter((s) => Array.from(s.normalize("NFC")).length <= MAX_TAG_INPUT_LENGTH, {
-      message: () => `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`
+      message: () => `a tag must be at most ${MAX_TAG_INPUT_LENGTH} characters`,
+      description: `at most ${MAX_TAG_INPUT_LENGTH} characters, counted composed (NFC)`,
+      jsonSchema: { maxLength: MAX_TAG_INPUT_LENGTH }
     })
   ),
   MAX_TAGS,

@@ -72,7 +72,7 @@ export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: 
 
 /** At most `max` characters, counted as code points, not UTF-16 units (`Schema.maxLength` counts units). */
 export const maxCharacters = (max: number, message: string) => <I, R>(self: Schema.Schema<string, I, R>) =>
-  self.pipe(Schema.filter((s) => Array.from(s).length <= max, { message: () => message }))
+  self.pipe(Schema.filter((s) => Array.from(s).length <= max, { message: () => message, jsonSchema: { maxLength: max } }))
 
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 

@@ -126,6 +126,10 @@ describe("probes and release", () => {
     // A valid JSON Schema names no two schemas by one `$id` (validators of OpenAPI 3.1 refuse that).
     const ids = [...JSON.stringify(spec.json).matchAll(/"\$id":"([^"]*)"/g)].map((m) => m[1])
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([])
+    // Text bounded in characters says so, as JSON Schema counts them (code points).
+    const product = spec.json.paths["/v1/products"].post.requestBody.content["application/json"].schema.properties
+    expect([product.name.maxLength, product.tags.items.maxLength, product.tags.maxItems]).toEqual([255, 80, 50])
+    expect(spec.json.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "q").schema).toEqual({ type: "string", maxLength: 200 })
     // A media file's bytes come with the type it was uploaded with, whatever that is.
     expect(Object.keys(spec.json.paths["/v1/media/{id}/content"].get.responses["200"].content)).toEqual(["*/*"])
     // So is a moment, as the ISO 8601 date-time or date it must be.
