@@ -1,4 +1,4 @@
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema, SchemaAST as AST } from "effect"
 import type { NewEvent } from "../events/Event.js"
 import { emitAll } from "../events/EventLog.js"
 import { uuidValuesOf } from "../media/MediaValues.js"
@@ -12,15 +12,22 @@ import { ProductRepository, type ProductWrite } from "./ProductRepository.js"
 
 export const MAX_BULK_ITEMS = 500
 
-/** `POST /v1/products/bulk` body: the items are checked one by one, so each can fail alone. */
-export const BulkRequest = Schema.Struct({
-  items: BoundedArray(Schema.Unknown, MAX_BULK_ITEMS, `at most ${MAX_BULK_ITEMS} items`)
-})
-
 const Op = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
 const CreateItem = Schema.Struct({ op: Schema.Literal("create"), ...CreateProduct.fields })
 const UpdateItem = Schema.Struct({ op: Schema.Literal("update"), id: Uuid, ...UpdateProduct.fields })
 const DeleteItem = Schema.Struct({ op: Schema.Literal("delete"), id: Uuid })
+
+/**
+ * `POST /v1/products/bulk` body: the items are checked one by one, so each can fail alone. The
+ * interface's document shows each item as the create, update or delete it is checked as.
+ */
+export const BulkRequest = Schema.Struct({
+  items: BoundedArray(
+    Schema.Unknown.annotations({ [AST.SurrogateAnnotationId]: Schema.Union(CreateItem, UpdateItem, DeleteItem).ast }),
+    MAX_BULK_ITEMS,
+    `at most ${MAX_BULK_ITEMS} items`
+  )
+})
 const decodeOp = Schema.decodeUnknownEither(Op)
 const decodeCreate = Schema.decodeUnknownEither(CreateItem, { errors: "all" })
 const decodeUpdate = Schema.decodeUnknownEither(UpdateItem, { errors: "all" })

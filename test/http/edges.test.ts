@@ -130,6 +130,13 @@ describe("probes and release", () => {
     const product = spec.json.paths["/v1/products"].post.requestBody.content["application/json"].schema.properties
     expect([product.name.maxLength, product.tags.items.maxLength, product.tags.maxItems]).toEqual([255, 80, 50])
     expect(spec.json.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "q").schema).toEqual({ type: "string", maxLength: 200 })
+    // A bulk item is shown as the create, update or delete it is checked as, though each is checked alone.
+    const bulkItems = spec.json.paths["/v1/products/bulk"].post.requestBody.content["application/json"].schema.properties.items.items
+    expect(bulkItems.anyOf.map((item: { properties: { op: unknown }; required: unknown }) => [item.properties.op, item.required])).toEqual([
+      [{ type: "string", enum: ["create"] }, ["op", "familyId", "name"]],
+      [{ type: "string", enum: ["update"] }, ["op", "id"]],
+      [{ type: "string", enum: ["delete"] }, ["op", "id"]]
+    ])
     // A media file's bytes come with the type it was uploaded with, whatever that is.
     expect(Object.keys(spec.json.paths["/v1/media/{id}/content"].get.responses["200"].content)).toEqual(["*/*"])
     // So is a moment, as the ISO 8601 date-time or date it must be.
