@@ -13,9 +13,11 @@ import { ProductRepository, type ProductWrite } from "./ProductRepository.js"
 export const MAX_BULK_ITEMS = 500
 
 const Op = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
-const CreateItem = Schema.Struct({ op: Schema.Literal("create"), ...CreateProduct.fields })
-const UpdateItem = Schema.Struct({ op: Schema.Literal("update"), id: Uuid, ...UpdateProduct.fields })
-const DeleteItem = Schema.Struct({ op: Schema.Literal("delete"), id: Uuid })
+// An item's keys it does not define are ignored, as a body's are: the document says so.
+const open = { jsonSchema: { additionalProperties: true } }
+const CreateItem = Schema.Struct({ op: Schema.Literal("create"), ...CreateProduct.fields }).annotations(open)
+const UpdateItem = Schema.Struct({ op: Schema.Literal("update"), id: Uuid, ...UpdateProduct.fields }).annotations(open)
+const DeleteItem = Schema.Struct({ op: Schema.Literal("delete"), id: Uuid }).annotations(open)
 
 /**
  * `POST /v1/products/bulk` body: the items are checked one by one, so each can fail alone. The

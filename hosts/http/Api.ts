@@ -10,6 +10,7 @@ import { MediaApi } from "./media/Api.js"
 import { ModifiersApi } from "./modifiers/Api.js"
 import { BrandsApi, CategoriesApi } from "./catalog/Api.js"
 import { HealthApi } from "./health/Api.js"
+import { documentOpenBodies } from "./OpenApiBodies.js"
 import { withoutSchemaIds } from "./OpenApiIds.js"
 import { documentEdgeRefusals } from "./OpenApiRefusals.js"
 import { documentCredentials } from "./OpenApiSecurity.js"
@@ -49,9 +50,10 @@ const routes = HttpApi.make("catalog")
 
 /**
  * The OpenAPI document also says which credentials each route takes, read from the routes
- * themselves, and the refusals the edge answers on any route; it names no schema by `$id`.
+ * themselves, the refusals the edge answers on any route, and that a body's unknown keys are
+ * ignored; it names no schema by `$id`.
  */
 export class CatalogApi extends routes.annotate(
   OpenApi.Transform,
-  (spec) => withoutSchemaIds(documentEdgeRefusals(documentCredentials(routes)(spec)))
+  (spec) => withoutSchemaIds(documentOpenBodies(documentEdgeRefusals(documentCredentials(routes)(spec))))
 ) {}

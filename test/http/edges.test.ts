@@ -137,6 +137,13 @@ describe("probes and release", () => {
       [{ type: "string", enum: ["update"] }, ["op", "id"]],
       [{ type: "string", enum: ["delete"] }, ["op", "id"]]
     ])
+    // A body's keys the endpoint does not define are ignored, so a body is open to them; a closed map in it is not.
+    const bodies = Object.values(spec.json.paths as Record<string, Record<string, { requestBody?: { content: Record<string, { schema: any }> } }>>)
+      .flatMap((methods) => Object.values(methods)).flatMap((o) => o.requestBody?.content["application/json"]?.schema ?? [])
+    expect([bodies.length > 25, bodies.filter((b) => b.additionalProperties === false)]).toEqual([true, []])
+    expect(bulkItems.anyOf.map((item: { additionalProperties: unknown }) => item.additionalProperties)).toEqual([true, true, true])
+    const organization = spec.json.paths["/v1/organizations"].post.requestBody.content["application/json"].schema
+    expect(organization.properties.initialAdmin.additionalProperties).toBe(false)
     // A media file's bytes come with the type it was uploaded with, whatever that is.
     expect(Object.keys(spec.json.paths["/v1/media/{id}/content"].get.responses["200"].content)).toEqual(["*/*"])
     // So is a moment, as the ISO 8601 date-time or date it must be.
