@@ -1,14 +1,39 @@
 import { Effect, Layer, Option, Stream } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises"
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
 import { dirname, join, normalize, sep } from "node:path"
 import { BlobStore } from "../../core/shared/BlobStore.js"
 import { TooLarge } from "../../core/shared/Errors.js"
 
 const missing = (e: NodeJS.ErrnoException) => e.code === "ENOENT"
 
-/** Blobs as files under `root`, each written to disk and fsynced before a write returns. */
+/**
+ * A staged file untouched this long belongs to no upload still under way: the host receives a
+ * whole request within 5 minutes (Node's `requestTimeout`), and a live upload writes as it reads.
+ */
+const STALE_PARTIAL_MS = 60 * 60 * 1000
+
+/**
+ * Removes the staged files a process killed while it uploaded left behind (a process that lives
+ * removes its own). Only stale ones: another process sharing the folder may be writing the rest.
+ */
+const sweepStaging = async (staging: string) => {
+  const names = await readdir(staging).catch((e: NodeJS.ErrnoException) => (missing(e) ? [] : Promise.reject(e)))
+  const before = Date.now() - STALE_PARTIAL_MS
+  for (const name of names) {
+    if (!name.endsWith(".part")) continue
+    const path = join(staging, name)
+    // Gone meanwhile: another process swept it, or its upload completed.
+    const info = await stat(path).catch((e: NodeJS.ErrnoException) => (missing(e) ? undefined : Promise.reject(e)))
+    if (info !== undefined && info.isFile() && info.mtimeMs < before) await rm(path, { force: true })
+  }
+}
+
+/**
+ * Blobs as files under `root`, each written to disk and fsynced before a write returns. Made,
+ * it removes the stale staged files of uploads cut short by a crash.
+ */
 export const layer = (root: string) => {
   const pathOf = (key: string) => {
     const path = normalize(join(root, key))
@@ -42,9 +67,14 @@ export const layer = (root: string) => {
       }
     })
 
-  return Layer.succeed(
+  // A folder that cannot be swept is left as it is: the store works without the sweep.
+  const sweep = Effect.tryPromise(() => sweepStaging(staging)).pipe(
+    Effect.catchAll((e) => Effect.logWarning(`the stale staged uploads in ${staging} were not all removed`, e.error))
+  )
+
+  return Layer.effect(
     BlobStore,
-    BlobStore.of({
+    Effect.as(sweep, BlobStore.of({
       put: (key, bytes) =>
         Effect.promise(async () => {
           const path = pathOf(key)
@@ -112,6 +142,6 @@ export const layer = (root: string) => {
         ),
       remove: (key) => Effect.promise(() => rm(pathOf(key), { force: true })),
       removeFolder: (folder) => Effect.promise(() => rm(pathOf(folder), { recursive: true, force: true }))
-    })
+    }))
   )
 }

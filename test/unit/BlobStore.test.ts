@@ -1,7 +1,7 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Exit, Layer, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readdirSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
@@ -94,3 +94,18 @@ it.effect("the file blob store completes a streamed write whose folder is remove
     yield* blobs.remove("media/gone/second")
     expect(readdirSync(join(root, "media", "gone"))).toEqual([])
   }).pipe(Effect.provide(FileBlobStore.layer(root))))
+
+it.effect("the file blob store removes, when made, the staged files a crash left behind, and only stale ones", () =>
+  Effect.gen(function*() {
+    const dir = mkdtempSync(join(tmpdir(), "blobs-"))
+    const staging = join(dir, ".partial")
+    mkdirSync(staging)
+    // A process killed while it streamed an upload leaves its staged file; another process may
+    // still be writing a fresh one.
+    const hourAgo = new Date(Date.now() - 61 * 60 * 1000)
+    writeFileSync(join(staging, "dead.part"), "half a file")
+    utimesSync(join(staging, "dead.part"), hourAgo, hourAgo)
+    writeFileSync(join(staging, "live.part"), "under way")
+    yield* Effect.provide(Effect.void, FileBlobStore.layer(dir))
+    expect(readdirSync(staging)).toEqual(["live.part"])
+  }))
