@@ -56,16 +56,27 @@ export const layer = (root: string) => {
     }
   }
 
-  /** The directory entry of a renamed file is durable only once its directory is synced. */
-  const syncDirectory = (dir: string) =>
-    Effect.promise(async () => {
-      const handle = await open(dir, "r")
-      try {
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-    })
+  const syncDirectory = async (dir: string) => {
+    const handle = await open(dir, "r")
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /**
+   * A file's directory entry is durable only once its folder is synced, and a folder made for it
+   * (`media/<organization>` at its first upload) only once the folder above is: each folder from
+   * the file's up to the root, so a power cut after the write returns loses none of them.
+   */
+  const syncFolders = async (path: string) => {
+    const top = normalize(root)
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      await syncDirectory(dir)
+      if (dir === top || !dir.startsWith(top + sep)) return
+    }
+  }
 
   // A folder that cannot be swept is left as it is: the store works without the sweep.
   const sweep = Effect.tryPromise(() => sweepStaging(staging)).pipe(
@@ -86,6 +97,7 @@ export const layer = (root: string) => {
           } finally {
             await file.close()
           }
+          await syncFolders(path)
         }),
       // Written to a temporary name and renamed when complete, so a reader never sees half a file.
       // The temporary file waits outside the key's folder, which may be removed while the bytes
@@ -115,7 +127,7 @@ export const layer = (root: string) => {
               (file) => Effect.promise(() => file.close())
             )
             yield* Effect.promise(() => moveInto(partial, path))
-            yield* syncDirectory(dirname(path))
+            yield* Effect.promise(() => syncFolders(path))
             return stored
           }).pipe(Effect.onExit((exit) => exit._tag === "Failure" ? Effect.promise(() => rm(partial, { force: true })) : Effect.void))
         }),

@@ -1,4 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import { vi } from "vitest"
 import { Chunk, Effect, Exit, Layer, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
@@ -7,6 +8,19 @@ import { join } from "node:path"
 import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
 import * as MemoryBlobStore from "../../adapters/blobs/MemoryBlobStore.js"
 import { BlobStore } from "../../core/shared/BlobStore.js"
+
+/** The folders the file store syncs, in order: their handles are the ones opened read-only. */
+const syncedFolders = vi.hoisted(() => [] as Array<string>)
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const fs = await importOriginal<typeof import("node:fs/promises")>()
+  const open: typeof fs.open = async (path, flags, mode) => {
+    const handle = await fs.open(path, flags, mode)
+    if (flags !== "r") return handle
+    const sync = handle.sync.bind(handle)
+    return Object.assign(handle, { sync: () => sync().then(() => void syncedFolders.push(String(path))) })
+  }
+  return { ...fs, open }
+})
 
 const root = mkdtempSync(join(tmpdir(), "blobs-"))
 const chunks = [new TextEncoder().encode("hello, "), new TextEncoder().encode("world")]
@@ -109,3 +123,18 @@ it.effect("the file blob store removes, when made, the staged files a crash left
     yield* Effect.provide(Effect.void, FileBlobStore.layer(dir))
     expect(readdirSync(staging)).toEqual(["live.part"])
   }))
+
+const durable = mkdtempSync(join(tmpdir(), "blobs-"))
+
+it.effect("the file blob store syncs every folder from a file's up to its root, those it made for the file too", () =>
+  Effect.gen(function*() {
+    const blobs = yield* BlobStore
+    // The first upload of an organization makes media/<organization>: a power cut once the write
+    // has returned must take neither that folder nor the file in it.
+    syncedFolders.length = 0
+    yield* blobs.putStream("media/o1/one", Stream.fromIterable(chunks), 100)
+    expect(syncedFolders).toEqual([join(durable, "media", "o1"), join(durable, "media"), durable])
+    syncedFolders.length = 0
+    yield* blobs.put("exports/o1/export.json", new TextEncoder().encode("{}"))
+    expect(syncedFolders).toEqual([join(durable, "exports", "o1"), join(durable, "exports"), durable])
+  }).pipe(Effect.provide(FileBlobStore.layer(durable))))
