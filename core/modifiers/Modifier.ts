@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import { BoundedArray } from "../shared/Bounded.js"
-import { Code, LocalizedLabel, Name, NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Code, LabelInput, LocalizedLabel, Name, NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
 export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
@@ -35,7 +35,13 @@ export class Modifier extends Schema.Class<Modifier>("Modifier")({
 
 export const MAX_MODIFIER_OPTIONS = 1000
 
-const ModifierOptions = BoundedArray(ModifierOption, MAX_MODIFIER_OPTIONS, `at most ${MAX_MODIFIER_OPTIONS} options`)
+/** An option as written: its label holds one key per locale, as other labels do (`en-US` and `en-us` are one). */
+const ModifierOptionInput = Schema.Struct({
+  ...ModifierOption.fields,
+  label: Schema.optional(Schema.Union(Schema.String, LabelInput))
+})
+
+const ModifierOptions = BoundedArray(ModifierOptionInput, MAX_MODIFIER_OPTIONS, `at most ${MAX_MODIFIER_OPTIONS} options`)
 
 export const CreateModifier = Schema.Struct({
   code: Code,

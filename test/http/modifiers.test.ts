@@ -19,6 +19,20 @@ describe("modifiers over HTTP", () => {
     expect([kept.status, kept.json.options[0].label]).toEqual([201, { toString: "x", en: "Gift" }])
   })
 
+  it("refuses an option label naming one locale twice in two cases, on create and on update", async () => {
+    const t = await host.tenant()
+    const options = (label: unknown) => [{ value: "gift", label }]
+    const twice = { "en-US": "Gift", "en-us": "Present" }
+    const refused = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: options(twice) } })
+    expect(refused.status).toBe(422)
+    expect(refused.json.error.details.issues.map((i: { path: unknown }) => i.path)).toContainEqual(["options", 0, "label", "en-us"])
+    const created = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: options({ "en-US": "Gift" }) } })
+    expect(created.status).toBe(201)
+    const patched = await t.req("PATCH", `/v1/modifiers/${created.json.id}`, { body: { options: options(twice) } })
+    expect(patched.status).toBe(422)
+    expect((await t.req("GET", `/v1/modifiers/${created.json.id}`)).json.options).toEqual(options({ "en-US": "Gift" }))
+  })
+
   it("creates (201), refuses a duplicate code (409) and bad input (422), deletes (204)", async () => {
     const t = await host.tenant()
     const body = { code: "engraving", name: "Engraving", type: "text" }
