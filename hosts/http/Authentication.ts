@@ -11,7 +11,8 @@ import { ForbiddenWire, UnauthenticatedWire, ValidationFailedWire } from "./Erro
 const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const header = request.headers["authorization"]
   if (header === undefined) return undefined
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  // Spaces and tabs only, as HTTP has them: `\s` would take a no-break space for one too.
+  const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(header)
   return match?.[1] ?? ""
 }
 
