@@ -32,6 +32,23 @@ const checked = (name: string, message: string, valid: (s: string) => boolean) =
 const secret = (name: string) =>
   Config.option(checked(name, "must not be empty (leave it unset to turn it off)", (s) => s.length > 0).pipe(Config.map(Redacted.make)))
 
+/**
+ * The service key is compared with the `x-pim-service-key` header as Node reads it: trimmed of
+ * spaces and tabs, without control characters, its bytes as Latin-1. A key that could not
+ * arrive so would leave organization creation closed while start-up reported nothing wrong.
+ */
+const serviceKey = Config.option(
+  Config.string("CATALOG_SERVICE_KEY").pipe(
+    Config.mapOrFail((s) =>
+      s.length === 0
+        ? Either.left(ConfigError.InvalidData([], "must not be empty (leave it unset to turn it off)"))
+        : /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(s)
+        ? Either.right(Redacted.make(s))
+        : Either.left(ConfigError.InvalidData([], "must be printable ASCII without spaces around it, as a header carries it"))
+    )
+  )
+)
+
 const databaseUrl = checked(
   "DATABASE_URL",
   "must be sqlite:<path>, sqlite::memory: or postgres://...",
@@ -69,7 +86,7 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   bootstrapAdminEmail: Config.option(
     checked("CATALOG_BOOTSTRAP_ADMIN_EMAIL", "must be an email address", (s) => s.length <= 254 && isEmailAddress(s))
   ),
-  serviceKey: secret("CATALOG_SERVICE_KEY"),
+  serviceKey,
   sessionSecret: secret("CATALOG_SESSION_SECRET"),
   dataDir: nonEmpty("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
   webhookAllowedPrivateAddresses: list(

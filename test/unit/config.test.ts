@@ -49,6 +49,21 @@ describe("configuration", () => {
       expect(Option.isSome(c.serviceKey) && Option.isSome(c.sessionSecret)).toBe(true)
     }))
 
+  it.effect("refuses a service key no x-pim-service-key header could carry", () =>
+    Effect.gen(function*() {
+      // Node trims a header's surrounding spaces and tabs, refuses control characters in one, and
+      // reads its bytes as Latin-1, where the variable is read as UTF-8: none of these could match.
+      for (const key of ["svc ", " svc", "svc\t", "s\u0001vc", "s\nvc", "cl\u00e9", "\u20acuro"]) {
+        const line = Either.getLeft(yield* load({ CATALOG_SERVICE_KEY: key })).pipe(Option.getOrThrow)
+        expect([key, line]).toEqual([
+          key,
+          "invalid configuration: CATALOG_SERVICE_KEY: must be printable ASCII without spaces around it, as a header carries it"
+        ])
+      }
+      const c = Either.getOrThrow(yield* load({ CATALOG_SERVICE_KEY: "a key, with spaces inside ~!" }))
+      expect(Option.isSome(c.serviceKey)).toBe(true)
+    }))
+
   it.effect("refuses a bootstrap admin email that is not an address", () =>
     Effect.gen(function*() {
       const line = Either.getLeft(yield* load({ CATALOG_BOOTSTRAP_ADMIN_EMAIL: "nope" })).pipe(Option.getOrThrow)
