@@ -163,6 +163,11 @@ const readsBack = Effect.gen(function*() {
   // Both stayed, though their names are one under the name keys of today.
   expect((yield* brands.list({})).map((b) => b.id)).toEqual([ids.acme, ids.strasseCo, ids.straßeCo])
   expect((yield* Effect.flip(brands.create({ name: "ACME" })))._tag).toBe("Conflict")
+  // The later one, keyed by its id, can still be written, and renamed to a name of the same key.
+  expect((yield* brands.update(ids.straßeCo, { slug: "strasse-co-2" })).slug).toBe("strasse-co-2")
+  expect((yield* brands.update(ids.straßeCo, { name: "STRAẞE Co" })).name).toBe("STRAẞE Co")
+  expect((yield* Effect.flip(brands.update(ids.straßeCo, { name: "acme" })))._tag).toBe("Conflict")
+  expect((yield* brands.update(ids.straßeCo, { name: "Straße Company" })).name).toBe("Straße Company")
 
   const media = yield* MediaLibrary
   expect((yield* media.list(ids.trailBoot, { limit: 10, offset: 0 })).data.map((m) => [m.id, m.filename, m.alt, m.size])).toEqual([

@@ -24,11 +24,11 @@ const Row = Schema.Struct({
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const ClashRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ byName: BooleanColumn })))
 
-const columns = (b: Brand) => ({
+const columns = (b: Brand, nameKey = caseKey(b.name)) => ({
   id: b.id,
   organizationId: b.organizationId,
   name: b.name,
-  nameKey: caseKey(b.name),
+  nameKey,
   slug: b.slug,
   attributes: toJson(b.attributes),
   createdBy: b.createdBy,
@@ -42,10 +42,10 @@ export const make = Effect.gen(function*() {
   const all = (rows: ReadonlyArray<unknown>) => Effect.map(Effect.orDie(decodeRows(rows)), (r) => r.map((row) => new Brand(row)))
 
   // Asked before writing: after a refused write Postgres accepts no statement until rollback.
-  const clash = (b: Brand) =>
-    sql`select name_key = ${caseKey(b.name)} as by_name from brands
+  const clash = (b: Brand, nameKey = caseKey(b.name)) =>
+    sql`select name_key = ${nameKey} as by_name from brands
         where organization_id = ${b.organizationId} and id <> ${b.id}
-          and (name_key = ${caseKey(b.name)} or slug = ${b.slug}) limit 1`.pipe(
+          and (name_key = ${nameKey} or slug = ${b.slug}) limit 1`.pipe(
       Effect.flatMap(ClashRows),
       Effect.orDie,
       Effect.flatMap((rows) =>
@@ -64,14 +64,18 @@ export const make = Effect.gen(function*() {
         Effect.asVoid,
         Effect.catchTag("SqlError", conflict(b))
       ),
-    update: (b) => {
-      const { id: _, organizationId: __, createdAt: ___, createdBy: ____, ...set } = columns(b)
-      return clash(b).pipe(
-        Effect.zipRight(sql`update brands set ${sql.update(set)} where organization_id = ${b.organizationId} and id = ${b.id}`),
-        Effect.asVoid,
-        Effect.catchTag("SqlError", conflict(b))
-      )
-    },
+    update: (b) =>
+      Effect.gen(function*() {
+        // A brand the migrations keyed by its id (its name became one with an older brand's)
+        // keeps that key while its name keys the same, so it can still be written.
+        const ownKey = `${caseKey(b.name)} ${b.id}`
+        const held = yield* sql`select id from brands
+          where organization_id = ${b.organizationId} and id = ${b.id} and name_key = ${ownKey}`.pipe(Effect.orDie)
+        const nameKey = held.length > 0 ? ownKey : caseKey(b.name)
+        const { id: _, organizationId: __, createdAt: ___, createdBy: ____, ...set } = columns(b, nameKey)
+        yield* clash(b, nameKey)
+        yield* sql`update brands set ${sql.update(set)} where organization_id = ${b.organizationId} and id = ${b.id}`
+      }).pipe(Effect.catchTag("SqlError", conflict(b))),
     holdForDeletion: (organizationId, id) =>
       Effect.zipRight(holdForDelete(sql, "brands", organizationId, id), holdProducts(sql, organizationId, sql`brand_id = ${id}`)),
     delete: (organizationId, id, at) =>
