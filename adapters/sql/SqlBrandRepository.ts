@@ -67,11 +67,13 @@ export const make = Effect.gen(function*() {
     update: (b) =>
       Effect.gen(function*() {
         // A brand the migrations keyed by its id (its name became one with an older brand's)
-        // keeps that key while its name keys the same, so it can still be written.
-        const ownKey = `${caseKey(b.name)} ${b.id}`
-        const held = yield* sql`select id from brands
-          where organization_id = ${b.organizationId} and id = ${b.id} and name_key = ${ownKey}`.pipe(Effect.orDie)
-        const nameKey = held.length > 0 ? ownKey : caseKey(b.name)
+        // keeps that key while its name keys the same and the older brand is there, so it can
+        // still be written; once that one is gone it takes the plain key again.
+        const key = caseKey(b.name)
+        const ownKey = `${key} ${b.id}`
+        const both = yield* sql`select id from brands where organization_id = ${b.organizationId}
+          and ((id = ${b.id} and name_key = ${ownKey}) or (id <> ${b.id} and name_key = ${key}))`.pipe(Effect.orDie)
+        const nameKey = both.length === 2 ? ownKey : key
         const { id: _, organizationId: __, createdAt: ___, createdBy: ____, ...set } = columns(b, nameKey)
         yield* clash(b, nameKey)
         yield* sql`update brands set ${sql.update(set)} where organization_id = ${b.organizationId} and id = ${b.id}`
