@@ -167,8 +167,9 @@ const readsBack = Effect.gen(function*() {
   expect((yield* brands.update(ids.straßeCo, { slug: "strasse-co-2" })).slug).toBe("strasse-co-2")
   expect((yield* brands.update(ids.straßeCo, { name: "STRAẞE Co" })).name).toBe("STRAẞE Co")
   expect((yield* Effect.flip(brands.update(ids.straßeCo, { name: "acme" })))._tag).toBe("Conflict")
-  // Once the older one is gone, a write gives it the plain key, which no new brand can share.
+  // Once the older one is gone, it takes the plain key, which no new brand can share.
   yield* brands.delete(ids.strasseCo)
+  expect((yield* Effect.flip(brands.create({ name: "STRASSE CO" })))._tag).toBe("Conflict")
   yield* brands.update(ids.straßeCo, { slug: "strasse-co" })
   expect((yield* Effect.flip(brands.create({ name: "STRASSE CO" })))._tag).toBe("Conflict")
   expect((yield* brands.update(ids.straßeCo, { name: "Straße Company" })).name).toBe("Straße Company")

@@ -22,6 +22,8 @@ const Row = Schema.Struct({
   updatedAt: Schema.String
 })
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+const KeyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ nameKey: Schema.String })))
+const IdKeyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, nameKey: Schema.String })))
 const ClashRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ byName: BooleanColumn })))
 
 const columns = (b: Brand, nameKey = caseKey(b.name)) => ({
@@ -87,7 +89,20 @@ export const make = Effect.gen(function*() {
         )
         yield* sql`update products set brand_id = null, updated_at = ${at} where organization_id = ${organizationId} and brand_id = ${id}`
         yield* sql`update product_categories set brand_id = null where organization_id = ${organizationId} and brand_id = ${id}`
-        yield* sql`delete from brands where organization_id = ${organizationId} and id = ${id}`
+        const gone = yield* sql`delete from brands where organization_id = ${organizationId} and id = ${id} returning name_key`.pipe(
+          Effect.flatMap(KeyRows)
+        )
+        // A brand the migrations keyed by its id because this one had its name takes the plain
+        // key now (the oldest, should there be several), so no new brand can share its name.
+        for (const { nameKey } of gone) {
+          const like = `${nameKey.replace(/[\\%_]/g, (c) => `\\${c}`)} %`
+          const keyedById = (yield* sql`select id, name_key from brands where organization_id = ${organizationId}
+            and name_key like ${like} escape '\\' order by created_at, id`.pipe(Effect.flatMap(IdKeyRows)))
+            .find((b) => b.nameKey === `${nameKey} ${b.id}`)
+          if (keyedById !== undefined) {
+            yield* sql`update brands set name_key = ${nameKey} where organization_id = ${organizationId} and id = ${keyedById.id}`
+          }
+        }
         return products
       }).pipe(Effect.orDie),
     findById: (organizationId, id) =>
