@@ -35,6 +35,15 @@ const parts = (...p: ReadonlyArray<UploadPart<never>>) => Stream.fromIterable(p)
 
 const stored = (key: string) => Effect.flatMap(BlobStore, (b) => b.stream(key)).pipe(Effect.map(Option.isSome))
 
+/** A new tenant, a product "Lamp" of a family without attributes, and `as`, which runs an effect as the tenant. */
+const tenantWithLamp = Effect.gen(function*() {
+  const { organization, tenant } = yield* newTenant
+  const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+  const family = yield* familyWith(tenant, "product", [])
+  const lamp = yield* as(Effect.flatMap(Products, (products) => products.create({ familyId: family.id, name: "Lamp" })))
+  return { organization, tenant, as, family, lamp }
+})
+
 /**
  * A unit of work whose `nth` outermost `kind` transaction, once committed, waits (as a slow
  * commit does, uninterruptibly) until the caller it runs for has been interrupted, as a client
@@ -117,22 +126,16 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
     it.effect("places an upload without a position after the last, and at the last when that is the largest position", () =>
       Effect.gen(function*() {
-        const { tenant } = yield* newTenant
+        const { as, lamp } = yield* tenantWithLamp
         const library = yield* MediaLibrary
-        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
-        const family = yield* familyWith(tenant, "product", [])
-        const lamp = yield* as((yield* Products).create({ familyId: family.id, name: "Lamp" }))
         yield* as(library.upload(lamp.id, parts(field("position", "2147483647"), file("last"))))
         expect((yield* as(library.upload(lamp.id, parts(file("after"))))).position).toBe(2147483647)
       }))
 
     it.effect("gives uploads sent to one product at the same time one position each, in a row", () =>
       Effect.gen(function*() {
-        const { tenant } = yield* newTenant
+        const { as, lamp } = yield* tenantWithLamp
         const library = yield* MediaLibrary
-        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
-        const family = yield* familyWith(tenant, "product", [])
-        const lamp = yield* as((yield* Products).create({ familyId: family.id, name: "Lamp" }))
         const uploads = yield* Effect.all(
           Array.from({ length: 6 }, (_, i) => as(library.upload(lamp.id, parts(file(`shot ${i}`))))),
           { concurrency: "unbounded" }
@@ -142,12 +145,8 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
     it.effect("answers an upload with warnings when the file is empty or its name was changed, and without any otherwise", () =>
       Effect.gen(function*() {
-        const { tenant } = yield* newTenant
+        const { as, lamp } = yield* tenantWithLamp
         const library = yield* MediaLibrary
-        const products = yield* Products
-        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
-        const family = yield* familyWith(tenant, "product", [])
-        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
         const codes = (m: { readonly warnings?: ReadonlyArray<{ readonly code: string }> }) => m.warnings?.map((w) => w.code)
         const plain = yield* as(library.upload(lamp.id, parts(file("bytes", "a.txt"))))
         expect(Object.keys(plain)).not.toContain("warnings")
@@ -160,12 +159,9 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
     it.effect("keeps nothing when the upload is refused, and bulk deletion removes the bytes too", () =>
       Effect.gen(function*() {
-        const { organization, tenant } = yield* newTenant
+        const { organization, as, lamp } = yield* tenantWithLamp
         const library = yield* MediaLibrary
         const products = yield* Products
-        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
-        const family = yield* familyWith(tenant, "product", [])
-        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
         failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(field("alt", "no file"))))), "ValidationFailed")
         failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(file("a"), file("b"))))), "too_many_files")
         failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(file("a"), field("position", "first"))))), "ValidationFailed")
@@ -181,11 +177,7 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
     it.effect("keeps the bytes of an upload whose client went away while its record was being committed", () =>
       Effect.gen(function*() {
-        const { organization, tenant } = yield* newTenant
-        const products = yield* Products
-        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
-        const family = yield* familyWith(tenant, "product", [])
-        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
+        const { organization, as, lamp } = yield* tenantWithLamp
         // The upload's second transaction records the media.
         const held = yield* heldCommit("tenant", 2)
         const library = yield* makeMediaLibrary.pipe(Effect.provideService(UnitOfWork, held.uow))
@@ -198,12 +190,9 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
     it.effect("removes the bytes of media, products and an organization deleted for a client that went away during the commit", () =>
       Effect.gen(function*() {
-        const { organization, tenant } = yield* newTenant
+        const { organization, as, family, lamp } = yield* tenantWithLamp
         const library = yield* MediaLibrary
         const products = yield* Products
-        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
-        const family = yield* familyWith(tenant, "product", [])
-        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
         const bytesOf = (id: string) => stored(`media/${organization.id}/${id}`)
 
         const media = yield* as(library.upload(lamp.id, parts(file("gone"))))
@@ -307,12 +296,8 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
     it.effect("detaches, deletes and patches media once under concurrent writes, never putting detached media back", () =>
       Effect.gen(function*() {
-        const { organization, tenant } = yield* newTenant
+        const { organization, as, lamp } = yield* tenantWithLamp
         const library = yield* MediaLibrary
-        const products = yield* Products
-        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
-        const family = yield* familyWith(tenant, "product", [])
-        const lamp = yield* as(products.create({ familyId: family.id, name: "Lamp" }))
         const upload = as(library.upload(lamp.id, parts(file("bytes"))))
 
         const patched = yield* upload
