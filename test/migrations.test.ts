@@ -83,12 +83,14 @@ it.effect("migration 35 keys brand and category names without their zero-width s
 const Stored = Schema.Array(Schema.Struct({ id: Schema.String, tags: JsonColumn(Schema.Array(Schema.String)), searchText: Schema.String }))
 const TagLinks = Schema.Array(Schema.Struct({ productId: Schema.String, tag: Schema.String }))
 
-const migration27 = Effect.gen(function*() {
+const fixtureAt = "2026-01-01T00:00:00.000Z"
+const fixtureId = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+const [o1, a1, a2, f1] = [1, 2, 3, 4].map(fixtureId)
+
+/** Organization o1 with the family f1 of a rich text `body` (a1) and a text `note` (a2), as the schema before a migration stores them. */
+const textFamily = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* upTo(26)
-  const at = "2026-01-01T00:00:00.000Z"
-  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
-  const [o1, a1, a2, f1, p1, p2, p3, p4] = [1, 2, 3, 4, 5, 6, 7, 8].map(id)
+  const at = fixtureAt
   const yes = sql.onDialectOrElse({ pg: () => sql`true`, orElse: () => sql`1` })
   const no = sql.onDialectOrElse({ pg: () => sql`false`, orElse: () => sql`0` })
   yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${o1}, 'Org', 'org', ${at}, ${at})`
@@ -100,6 +102,13 @@ const migration27 = Effect.gen(function*() {
   for (const attributeId of [a1, a2]) {
     yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values (${o1}, ${f1}, ${attributeId}, 0, ${at}, ${at})`
   }
+})
+
+const migration27 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(26)
+  const [p1, p2, p3, p4] = [5, 6, 7, 8].map(fixtureId)
+  yield* textFamily
   const products: ReadonlyArray<readonly [string, string, ReadonlyArray<string>, unknown, string]> = [
     [p1!, "One", ["sale-\uFE0F", "\uFE0F", "sale", "ok"], {}, " one one "],
     [p2!, "Two", ["plain"], { body: [{ locale: "fr", channel: null, value: "<p>caf&#233; &amp; th&eacute;</p>" }] }, " two two p caf 233 amp th eacute p "],
@@ -108,7 +117,7 @@ const migration27 = Effect.gen(function*() {
   ]
   for (const [productId, name, tags, attributes, searchText] of products) {
     yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
-      values (${productId}, ${o1}, ${f1}, ${name}, ${productId === p4 ? "strasse" : name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, ${JSON.stringify(tags)}, ${searchText}, ${at}, ${at})`
+      values (${productId}, ${o1}, ${f1}, ${name}, ${productId === p4 ? "strasse" : name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, ${JSON.stringify(tags)}, ${searchText}, ${fixtureAt}, ${fixtureAt})`
     for (const tag of tags) yield* sql`insert into product_tags (organization_id, product_id, tag) values (${o1}, ${productId}, ${tag})`
   }
   yield* migrate
@@ -134,20 +143,8 @@ describe.runIf(await postgresAvailable())("postgres", () => {
 const migration36 = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* upTo(35)
-  const at = "2026-01-01T00:00:00.000Z"
-  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
-  const [o1, a1, a2, f1, p1, p2, p3] = [1, 2, 3, 4, 5, 6, 7].map(id)
-  const yes = sql.onDialectOrElse({ pg: () => sql`true`, orElse: () => sql`1` })
-  const no = sql.onDialectOrElse({ pg: () => sql`false`, orElse: () => sql`0` })
-  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${o1}, 'Org', 'org', ${at}, ${at})`
-  for (const [attributeId, code, type] of [[a1, "body", "richtext"], [a2, "note", "text"]] as const) {
-    yield* sql`insert into attributes (id, organization_id, code, entity_kind, label, type, is_localizable, is_scopable, requirement, is_variant_axis, position, created_at, updated_at)
-      values (${attributeId}, ${o1}, ${code}, 'product', '{}', ${type}, ${yes}, ${no}, 'available', ${no}, 0, ${at}, ${at})`
-  }
-  yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${f1}, ${o1}, 'fam', 'product', '{}', ${at}, ${at})`
-  for (const attributeId of [a1, a2]) {
-    yield* sql`insert into family_attributes (organization_id, family_id, attribute_id, position, created_at, updated_at) values (${o1}, ${f1}, ${attributeId}, 0, ${at}, ${at})`
-  }
+  const [p1, p2, p3] = [5, 6, 7].map(fixtureId)
+  yield* textFamily
   // As written before: the rich text's `<10 dB, weight >` read as a tag. The other two are left as they are.
   const products: ReadonlyArray<readonly [string, string, unknown, string]> = [
     [p1!, "One", { body: [{ locale: null, channel: null, value: "<p>volume <10 dB, weight >2 kg</p>" }] }, " one one volume 2 kg "],
@@ -156,7 +153,7 @@ const migration36 = Effect.gen(function*() {
   ]
   for (const [productId, name, attributes, searchText] of products) {
     yield* sql`insert into products (id, organization_id, family_id, name, slug, status, attributes, tags, search_text, created_at, updated_at)
-      values (${productId}, ${o1}, ${f1}, ${name}, ${name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, '[]', ${searchText}, ${at}, ${at})`
+      values (${productId}, ${o1}, ${f1}, ${name}, ${name.toLowerCase()}, 'draft', ${JSON.stringify(attributes)}, '[]', ${searchText}, ${fixtureAt}, ${fixtureAt})`
   }
   yield* migrate
   const stored = yield* sql`select id, tags, search_text from products order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(Stored)))
