@@ -11,6 +11,8 @@ export const OrganizationSettings = Schema.Struct({
 }).annotations(strict)
 export type OrganizationSettings = typeof OrganizationSettings.Type
 
+const CurrencyCode = Schema.String.pipe(Schema.filter(isCurrencyCode, { message: () => "must be an ISO 4217 code such as EUR" }))
+
 /**
  * Settings as a write may set them: a default locale or channel that a value can carry (never
  * empty), a currency that a money value can. Stored settings are read as they were written.
@@ -18,9 +20,7 @@ export type OrganizationSettings = typeof OrganizationSettings.Type
 const SettingsInput = Schema.Struct({
   default_locale: Schema.optional(NonEmptyString),
   default_channel: Schema.optional(NonEmptyString),
-  default_currency: Schema.optional(Schema.String.pipe(
-    Schema.filter(isCurrencyCode, { message: () => "must be an ISO 4217 code such as EUR" })
-  )),
+  default_currency: Schema.optional(CurrencyCode),
   content_pages_enabled: Schema.optional(Schema.Boolean)
 }).annotations(strict)
 
@@ -31,9 +31,7 @@ const SettingsInput = Schema.Struct({
 const SettingsPatch = Schema.Struct({
   default_locale: Schema.optional(Schema.NullOr(NonEmptyString)),
   default_channel: Schema.optional(Schema.NullOr(NonEmptyString)),
-  default_currency: Schema.optional(Schema.NullOr(Schema.String.pipe(
-    Schema.filter(isCurrencyCode, { message: () => "must be an ISO 4217 code such as EUR" })
-  ))),
+  default_currency: Schema.optional(Schema.NullOr(CurrencyCode)),
   content_pages_enabled: Schema.optional(Schema.NullOr(Schema.Boolean))
 }).annotations(strict)
 export type SettingsPatch = typeof SettingsPatch.Type
