@@ -21,25 +21,24 @@ afterAll(async () => {
   for (const database of databases) await database.drop()
 })
 
+/** The host's entry as a process of its own on 127.0.0.1:`port`, its files under `dir`. */
+const hostProcess = (port: number, dir: string, env: Record<string, string>): ChildProcess =>
+  spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", CATALOG_DATA_DIR: dir, LOG_LEVEL: "error", ...env },
+    stdio: "ignore"
+  })
+
 /** The host as a process of its own, single-tenant on a SQLite file, once it answers. */
 const startSingleTenantProcess = async (): Promise<{ key: string; port: number; child: ChildProcess }> => {
   const key = `pim_${randomBytes(32).toString("base64url")}`
   const dir = mkdtempSync(join(tmpdir(), "catalog-shutdown-"))
   dirs.push(dir)
   const port = await freePort()
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
-      CATALOG_TENANCY: "single",
-      CATALOG_BOOTSTRAP_API_KEY: key,
-      CATALOG_DATA_DIR: dir,
-      LOG_LEVEL: "error"
-    },
-    stdio: "ignore"
+  const child = hostProcess(port, dir, {
+    DATABASE_URL: `sqlite:${join(dir, "catalog.db")}`,
+    CATALOG_TENANCY: "single",
+    CATALOG_BOOTSTRAP_API_KEY: key
   })
   for (let i = 0; i < 300; i++) {
     if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
@@ -57,20 +56,11 @@ describe("graceful shutdown of the HTTP host", () => {
     const port = await freePort()
     const serviceKey = `svc_${randomBytes(16).toString("hex")}`
     const secret = randomBytes(32).toString("hex")
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "hosts/http/main.ts"], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: database.url,
-        CATALOG_TENANCY: "multi",
-        CATALOG_SERVICE_KEY: serviceKey,
-        CATALOG_SESSION_SECRET: secret,
-        CATALOG_DATA_DIR: dir,
-        LOG_LEVEL: "error"
-      },
-      stdio: "ignore"
+    const child = hostProcess(port, dir, {
+      DATABASE_URL: database.url,
+      CATALOG_TENANCY: "multi",
+      CATALOG_SERVICE_KEY: serviceKey,
+      CATALOG_SESSION_SECRET: secret
     })
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)))
     const base = `http://127.0.0.1:${port}`
