@@ -15,7 +15,7 @@ import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { contentPagesFeature, isUsable } from "../tenancy/Features.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
-import { attributeChanges, mergeValues, missingRequired, splitUndeclaredRemovals, withoutRemovals } from "../products/ProductValues.js"
+import { attributeChanges, inCodeOrder, mergeValues, missingRequired, splitUndeclaredRemovals, withoutRemovals } from "../products/ProductValues.js"
 import { ContentPage, ContentPageList, type ContentPageFilter, type CreateContentPage, type UpdateContentPage } from "./ContentPage.js"
 import { ContentPageRepository } from "./ContentPageRepository.js"
 import { defaultScope } from "../tenancy/Organization.js"
@@ -144,7 +144,7 @@ export const makeContentPages = Effect.gen(function*() {
         }
         if (familyId !== current.familyId) {
           // Values kept from the old family must suit the new one.
-          const recheck = checks.values(specs, values, ["attributes"])
+          const recheck = checks.values(specs, inCodeOrder(values), ["attributes"])
           if (Either.isLeft(recheck)) return yield* ValidationFailed.of(recheck.left)
         }
         if (input.status === "active") {

@@ -8,7 +8,7 @@ import type { FamilySchema } from "../schema/FamilyRepository.js"
 import { addIssues, Conflict, type Issue, ValidationFailed } from "../shared/Errors.js"
 import type { CreateProduct, ProductRecord, UpdateProduct } from "./Product.js"
 import type { ProductWrite } from "./ProductRepository.js"
-import { attributeChanges, mergeValues, missingRequired, productIndex, splitUndeclaredRemovals, withoutRemovals } from "./ProductValues.js"
+import { attributeChanges, inCodeOrder, mergeValues, missingRequired, productIndex, splitUndeclaredRemovals, withoutRemovals } from "./ProductValues.js"
 
 /**
  * Slugs taken in the organization (as far as the batch asked) and those claimed by the batch
@@ -187,10 +187,8 @@ export const planUpdate = (
     }
   }
   if (familyChanged && valuesKnown) {
-    // Values kept from the old family must suit the new one. Checked by code, so the issues come
-    // in one order whatever order the database keeps the stored object's keys in.
-    const byCode = Object.fromEntries(Object.keys(values).sort().map((code) => [code, values[code]]))
-    const recheck = ctx.checks.values(specs, byCode, ["attributes"])
+    // Values kept from the old family must suit the new one.
+    const recheck = ctx.checks.values(specs, inCodeOrder(values), ["attributes"])
     if (Either.isLeft(recheck)) {
       addIssues(issues, recheck.left)
       valuesKnown = false

@@ -45,6 +45,13 @@ export const attributeChanges = (touched: ReadonlyArray<string>): ReadonlyArray<
 const canonicalOrder = (entries: ReadonlyArray<ValueEntry>) =>
   entries.map((e) => [scopeOf(e), e] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e)
 
+/**
+ * The same values keyed in code order: checking values kept by a family change in this order
+ * names their issues in one order whatever order the database keeps the stored object's keys in.
+ */
+export const inCodeOrder = (values: AttributeValues): AttributeValues =>
+  Object.fromEntries(Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+
 /** Values written without the entries that only remove (`value: null`): what a create stores. */
 export const withoutRemovals = (values: AttributeValues): AttributeValues => {
   const out: Record<string, ReadonlyArray<ValueEntry>> = {}

@@ -129,6 +129,19 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         failsWith(yield* Effect.exit(as((yield* Families).delete(family.id))), "Conflict")
       }))
 
+    it.effect("rechecks the values kept by a family change code by code in code point order", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const pages = yield* ContentPages
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "content", [attr("headline"), attr("body")])
+        const bare = yield* familyWith(tenant, "content", [])
+        const made = yield* as(pages.create({ familyId: family.id, title: "Moved", attributes: { headline: entry("H"), body: entry("B") } }))
+        const refused = yield* Effect.flip(as(pages.update(made.id, { familyId: bare.id })))
+        assert(refused._tag === "ValidationFailed")
+        expect(refused.issues.map((i) => i.path)).toEqual([["attributes", "body"], ["attributes", "headline"]])
+      }))
+
     it.effect("answers Forbidden on every call while the organization has content pages turned off", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
