@@ -8,7 +8,9 @@ import { slugify } from "./Text.js"
  */
 export const slugCandidates = (name: string, id: string, fallback: string): readonly [string, string, string] => {
   const base = slugify(name) || fallback
-  return [base, `${base.slice(0, 71)}-${id.replace(/-/g, "").slice(-8)}`, `${base.slice(0, 40)}-${id}`]
+  // A cut that ends at a hyphen between two words keeps one hyphen before the id, not two.
+  const cut = (length: number) => base.slice(0, length).replace(/-+$/, "")
+  return [base, `${cut(71)}-${id.replace(/-/g, "").slice(-8)}`, `${cut(40)}-${id}`]
 }
 
 /** The first free slug of `slugCandidates`, asking `taken` which of the first two are used. */

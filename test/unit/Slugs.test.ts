@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { slugCandidates } from "../../core/catalog/Slugs.js"
 import { slugify } from "../../core/catalog/Text.js"
 
 describe("slugs made from names", () => {
@@ -25,5 +26,15 @@ describe("slugs made from names", () => {
   it("is empty when nothing of the name is in [a-z0-9]", () => {
     expect(slugify("日本語の本")).toBe("")
     expect(slugify("❤️ !!")).toBe("")
+  })
+})
+
+describe("slugs tried for a record written without one", () => {
+  it("never joins a cut name to the id with two hyphens", () => {
+    const id = "01a21ed2-a3d3-76ee-b49a-35066eec9a94"
+    // The name's slug has a hyphen at the 71st character and at the 41st, where the candidates cut it.
+    const [, suffixed, last] = slugCandidates(`${"x".repeat(39)} ${"y".repeat(30)} z`, id, "page")
+    expect(suffixed).toBe(`${"x".repeat(39)}-${"y".repeat(30)}-6eec9a94`)
+    expect(last).toBe(`${"x".repeat(39)}-${id}`)
   })
 })
