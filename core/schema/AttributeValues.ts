@@ -186,9 +186,16 @@ const isEmpty = (value: unknown): boolean =>
  */
 export const MARKUP_TAG = /<(?:\/?([a-zA-Z][^\s/>]*)[^>]*|[!?/][^>]*)>/g
 
-/** Rich text of markup alone (`<p><br></p>`, what an emptied editor leaves), no-break spaces included, holds no text. */
+/** Elements that show content without text: an image, a video or sound, an embedded frame or drawing. */
+const EMBEDDED_CONTENT = /<(?:img|picture|video|audio|iframe|embed|object|svg|canvas)[\s/>]/i
+
+/**
+ * Rich text of markup alone (`<p><br></p>`, what an emptied editor leaves), no-break spaces
+ * included, holds no text. Markup that embeds an image or a video is content of its own.
+ */
 const isBlankMarkup = (value: unknown): boolean =>
-  typeof value === "string" && value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " ").trim().length === 0
+  typeof value === "string" && !EMBEDDED_CONTENT.test(value) &&
+  value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " ").trim().length === 0
 
 /**
  * DESIGN.md: filled when it has a non-empty value at the organization's default locale and

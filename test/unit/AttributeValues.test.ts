@@ -338,6 +338,16 @@ describe("isFilled", () => {
     expect(filled("richtext", "<p><!-- draft --></p>")).toBe(false)
   })
 
+  it("counts rich text that shows an image, a video or an embedded frame as filled, though it holds no text", () => {
+    const filled = (value: string) => isFilled(spec("richtext"), [{ locale: null, channel: null, value }], at)
+    expect(filled("<p><img src=\"https://cdn.example/hero.jpg\" alt=\"\"></p>")).toBe(true)
+    expect(filled("<figure><IMG/></figure>")).toBe(true)
+    expect(filled("<video controls><source src=\"a.mp4\"></video>")).toBe(true)
+    expect(filled("<p><iframe src=\"https://video.example/embed/1\"></iframe></p>")).toBe(true)
+    expect(filled("<p><br><hr></p>")).toBe(false)
+    expect(filled("<p><imgs></imgs></p>")).toBe(false)
+  })
+
   it("looks at the default locale and channel otherwise", () => {
     expect(isFilled(scoped, [{ locale: "en", channel: "web", value: "x" }], at)).toBe(true)
     expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "x" }], at)).toBe(false)
