@@ -156,10 +156,13 @@ const repeatedLocales = (label: Readonly<Record<string, string>>): Array<string>
 }
 
 /**
- * A label as written: one key per locale. A locale is one locale whatever its case, so `en-US`
- * and `en-us` in one label would leave which text `?locale=en-us` reads to the order a
- * database keeps the keys in (SQLite one answer, Postgres the other).
+ * A label as written: one key per locale, each naming one. A locale is one locale whatever its
+ * case, so `en-US` and `en-us` in one label would leave which text `?locale=en-us` reads to the
+ * order a database keeps the keys in (SQLite one answer, Postgres the other). An empty key names
+ * none, as an empty `locale` of a value does not, yet a facet falling back to the first key
+ * in code point order would show its text.
  */
-export const LabelInput = LocalizedLabel.pipe(Schema.filter((label) =>
-  repeatedLocales(label).map((key): Schema.FilterIssue => ({ path: [key], message: `names the locale ${key.toLowerCase()} again` }))
-))
+export const LabelInput = LocalizedLabel.pipe(Schema.filter((label) => [
+  ...(Object.hasOwn(label, "") ? [{ path: [""], message: "must name a locale" }] : []),
+  ...repeatedLocales(label).map((key): Schema.FilterIssue => ({ path: [key], message: `names the locale ${key.toLowerCase()} again` }))
+]))

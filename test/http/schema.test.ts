@@ -110,6 +110,18 @@ describe("HTTP: the run-time schema", () => {
     expect(facets.json.families.find((f: { id: string }) => f.id === family.json.id).label).toBe("Famille")
   })
 
+  it("refuses a label keyed by the empty string, which names no locale", async () => {
+    const refused = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown; message: string }) => [i.path, i.message])]
+    const expected = [422, [[["label", ""], "must name a locale"]]]
+    const label = { "": "Nameless", en: "Named" }
+    expect(refused(await t.req("POST", "/v1/attribute-groups", { body: { code: "empty_locale_group", label } }))).toEqual(expected)
+    expect(refused(await t.req("POST", "/v1/attributes", { body: { code: "empty_locale_attr", label, type: "text" } }))).toEqual(expected)
+    expect(refused(await t.req("POST", "/v1/attribute-families", { body: { code: "empty_locale_family", label } }))).toEqual(expected)
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "empty_locale_family", label: { fr: "Famille" } } })
+    expect(refused(await t.req("PATCH", `/v1/attribute-families/${family.json.id}`, { body: { label } }))).toEqual(expected)
+    expect((await t.req("GET", `/v1/attribute-families/${family.json.id}`)).json.label).toEqual({ fr: "Famille" })
+  })
+
   it("answers 422 for a taken code or a second attachment, and 404 for another organization's attribute", async () => {
     const body = { code: "dup", label: {}, type: "text" }
     const first = await t.req("POST", "/v1/attributes", { body })
