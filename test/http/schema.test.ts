@@ -61,7 +61,11 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("GET", `/v1/attributes/${proto.json.id}`)).json.validation).toEqual(rules)
     expect((await t.req("GET", "/v1/attributes/not-a-uuid")).status).toBe(422)
     expect((await t.req("GET", "/v1/attributes?entityKind=widget")).status).toBe(422)
-    expect((await t.req("POST", "/v1/attribute-families", { body: { code: "cats", label: {}, entityKind: "category" } })).status).toBe(422)
+    const category = await t.req("POST", "/v1/attribute-families", { body: { code: "cats", label: {}, entityKind: "category" } })
+    expect([category.status, category.json.error.details.issues]).toEqual([
+      422,
+      [{ path: ["entityKind"], message: 'Expected "product" | "content", actual "category"', code: "invalid_type" }]
+    ])
   })
 
   it("stores a kept default as the attribute's new type stores a value, and says it changed", async () => {
