@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, MARKUP_TAG, sameLocale, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, MARKUP_TAG, resolvedEntry, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -62,34 +62,14 @@ export const withoutRemovals = (values: AttributeValues): AttributeValues => {
   return out
 }
 
-/**
- * The value of each code for one locale and channel: the exact entry first, then the entry
- * with that locale and no channel, then that channel and no locale, then the `null`/`null`
- * entry; null when none applies. Locales match whatever their case.
- */
+/** The value of each code for one locale and channel (see `resolvedEntry`); null when none applies. */
 export const resolveValues = (
   values: AttributeValues,
   locale: string | null,
   channel: string | null
 ): Record<string, unknown> => {
-  const order: ReadonlyArray<readonly [string | null, string | null]> = [
-    [locale, channel],
-    [locale, null],
-    [null, channel],
-    [null, null]
-  ]
   const out: Record<string, unknown> = {}
-  for (const [code, entries] of Object.entries(values)) {
-    let resolved: unknown = null
-    for (const [l, c] of order) {
-      const hit = entries.find((e) => sameLocale(e.locale, l) && e.channel === c)
-      if (hit !== undefined) {
-        resolved = hit.value
-        break
-      }
-    }
-    out[code] = resolved
-  }
+  for (const [code, entries] of Object.entries(values)) out[code] = resolvedEntry(entries, locale, channel)?.value ?? null
   return out
 }
 

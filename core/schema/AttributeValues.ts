@@ -197,19 +197,44 @@ const isBlankMarkup = (value: unknown): boolean =>
   typeof value === "string" && !EMBEDDED_CONTENT.test(value) &&
   value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " ").trim().length === 0
 
+/** Entries by `scopeKey`, the first of each scope kept: each lookup of a resolution is then one. */
+const byScope = (entries: ReadonlyArray<ValueEntry>): ReadonlyMap<string, ValueEntry> => {
+  const out = new Map<string, ValueEntry>()
+  for (const e of entries) {
+    const key = scopeKey(e.locale, e.channel)
+    if (!out.has(key)) out.set(key, e)
+  }
+  return out
+}
+
+const resolveIn = (entries: ReadonlyMap<string, ValueEntry>, locale: string | null, channel: string | null): ValueEntry | undefined =>
+  entries.get(scopeKey(locale, channel)) ?? entries.get(scopeKey(locale, null)) ?? entries.get(scopeKey(null, channel)) ??
+    entries.get(scopeKey(null, null))
+
+/**
+ * The entry read at a locale and channel: the exact one, then that locale with a null channel,
+ * then that channel with a null locale, then the null/null one. Locales match whatever their case.
+ */
+export const resolvedEntry = (entries: ReadonlyArray<ValueEntry>, locale: string | null, channel: string | null): ValueEntry | undefined =>
+  resolveIn(byScope(entries), locale, channel)
+
 /**
  * DESIGN.md: filled when it has a non-empty value at the organization's default locale and
  * channel (or at null where not localizable / not scopable). A null locale (channel) is the
- * value for every locale (channel), the default one included. Where the organization sets no
- * default locale (channel), a value at any locale (channel) counts.
+ * value for every locale (channel) without one of its own, as `resolvedAttributes` reads it:
+ * an empty entry of the default locale hides a filled null one. Where the organization sets
+ * no default locale (channel), a value at any locale (channel) counts.
  */
 export const isFilled = (
   spec: AttributeSpec,
   entries: ReadonlyArray<ValueEntry> | undefined,
   scope: { readonly locale: string | null; readonly channel: string | null }
-): boolean =>
-  (entries ?? []).some((e) =>
-    !isEmpty(e.value) && !(spec.type === "richtext" && isBlankMarkup(e.value)) &&
-    (e.locale === null || (spec.isLocalizable && (scope.locale === null || sameLocale(e.locale, scope.locale)))) &&
-    (e.channel === null || (spec.isScopable && (scope.channel === null || e.channel === scope.channel)))
-  )
+): boolean => {
+  const applying = byScope((entries ?? []).filter((e) => (e.locale === null || spec.isLocalizable) && (e.channel === null || spec.isScopable)))
+  // A locale (channel) the organization leaves open may be any one: an entry read at some locale
+  // (channel) is also read at its own, so its own is the one to try.
+  return [...applying.values()].some((e) => {
+    const read = resolveIn(applying, scope.locale ?? e.locale, scope.channel ?? e.channel)
+    return read !== undefined && !isEmpty(read.value) && !(spec.type === "richtext" && isBlankMarkup(read.value))
+  })
+}

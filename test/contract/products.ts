@@ -180,6 +180,27 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.active.status).toBe("active")
       }))
 
+    it.effect("refuses activation while the value the default locale and channel read is empty, a filled null entry behind it", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          yield* (yield* Organizations).updateCurrent({ settings: { default_locale: "en", default_channel: "web" } })
+          const headline = yield* (yield* Attributes).create({
+            code: "headline", label: {}, type: "text", isLocalizable: true, isScopable: true, requirement: "required"
+          })
+          const families = yield* Families
+          const family = yield* families.create({ code: "banners", label: {} })
+          yield* families.attach(family.id, { attributeId: headline.id })
+          const products = yield* Products
+          const attributes = { headline: [{ locale: "en", channel: "web", value: " " }, { locale: null, channel: null, value: "Sale" }] }
+          const refused = yield* failureOf(products.create({ familyId: family.id, name: "Banner", status: "active", attributes }))
+          const p = yield* products.create({ familyId: family.id, name: "Banner", attributes })
+          const read = yield* products.get(p.id, { locale: "en", channel: "web" })
+          return { refused, read: read.resolvedAttributes }
+        }))
+        expect(result.read).toEqual({ headline: " " })
+        expect(result.refused).toContain("required_attribute_missing")
+      }))
+
     it.effect("names the unfilled required attributes next to the other issues of an activating update, as create does", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {

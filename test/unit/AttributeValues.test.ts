@@ -361,6 +361,18 @@ describe("isFilled", () => {
     expect(isFilled(scoped, [{ locale: null, channel: "app", value: "x" }], at)).toBe(false)
     expect(isFilled(scoped, [{ locale: null, channel: null, value: "" }], at)).toBe(false)
   })
+
+  it("reads the value the default locale and channel resolve to: an empty entry of their own hides a filled null one", () => {
+    const shadowed = [{ locale: "en", channel: "web", value: " " }, { locale: null, channel: null, value: "x" }]
+    expect(isFilled(scoped, shadowed, at)).toBe(false)
+    expect(isFilled(scoped, [{ locale: "EN", channel: null, value: "" }, { locale: null, channel: "web", value: "x" }], at)).toBe(false)
+    expect(isFilled(scoped, [{ locale: "en", channel: "app", value: "" }, { locale: null, channel: null, value: "x" }], at)).toBe(true)
+    expect(isFilled(scoped, shadowed, { locale: null, channel: null })).toBe(true)
+    expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "" }, { locale: "de", channel: null, value: "x" }], { locale: null, channel: "web" }))
+      .toBe(false)
+    expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "" }, { locale: "de", channel: null, value: "x" }], { locale: null, channel: "app" }))
+      .toBe(true)
+  })
 })
 
 describe("missingRequired", () => {
