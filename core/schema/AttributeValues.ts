@@ -1,6 +1,7 @@
 import { Either, Schema } from "effect"
 import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
 import { shown } from "../shared/Preview.js"
+import { hasVisibleText } from "../shared/VisibleText.js"
 import { isRecord, VALUE_VALIDATORS } from "./ValueValidators.js"
 
 export const AttributeType = Schema.Literal(
@@ -171,11 +172,12 @@ export const validateAttributeValues = (
 }
 
 /**
- * Null, blank text, a list of nothing but such values (none at all included), or an object
- * without keys (a `json` value of `{}`).
+ * Null, text of white space and invisible format characters alone (a zero-width space, a soft
+ * hyphen), a list of nothing but such values (none at all included), or an object without keys
+ * (a `json` value of `{}`).
  */
 const isEmpty = (value: unknown): boolean =>
-  value === null || value === undefined || (typeof value === "string" && value.trim().length === 0) ||
+  value === null || value === undefined || (typeof value === "string" && !hasVisibleText(value)) ||
   (Array.isArray(value) && value.every(isEmpty)) ||
   (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0)
 
@@ -195,7 +197,7 @@ const EMBEDDED_CONTENT = /<(?:img|picture|video|audio|iframe|embed|object|svg|ca
  */
 const isBlankMarkup = (value: unknown): boolean =>
   typeof value === "string" && !EMBEDDED_CONTENT.test(value) &&
-  value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " ").trim().length === 0
+  !hasVisibleText(value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " "))
 
 /** Entries by `scopeKey`, the first of each scope kept: each lookup of a resolution is then one. */
 const byScope = (entries: ReadonlyArray<ValueEntry>): ReadonlyMap<string, ValueEntry> => {

@@ -348,6 +348,15 @@ describe("isFilled", () => {
     expect(filled("<p><imgs></imgs></p>")).toBe(false)
   })
 
+  it("counts text of invisible format characters alone as unfilled, as it is no name of a brand", () => {
+    const filled = (type: AttributeType, value: unknown) => isFilled(spec(type), [{ locale: null, channel: null, value }], at)
+    expect(filled("text", "\u200b")).toBe(false)
+    expect(filled("text", " \u00ad\u2060 ")).toBe(false)
+    expect(filled("multiselect", ["\u200b", "\ufeff"])).toBe(false)
+    expect(filled("richtext", "<p>\u200b</p>")).toBe(false)
+    expect(filled("text", "a\u200b")).toBe(true)
+  })
+
   it("looks at the default locale and channel otherwise", () => {
     expect(isFilled(scoped, [{ locale: "en", channel: "web", value: "x" }], at)).toBe(true)
     expect(isFilled(scoped, [{ locale: "de", channel: "web", value: "x" }], at)).toBe(false)
