@@ -197,10 +197,23 @@ const isRemoval = (entry: unknown): boolean =>
   typeof entry === "object" && entry !== null && "value" in entry && entry.value === null &&
   "locale" in entry && "channel" in entry
 
+/** The stored entries of one code by their locale and channel as written. */
+const storedByScope = (stored: ReadonlyArray<ValueEntry>): ReadonlyMap<string, ValueEntry> =>
+  new Map(stored.map((e) => [JSON.stringify([e.locale, e.channel]), e]))
+
+/** An entry exactly as the record stores one: its locale and channel as written, and its value. */
+const isStored = (stored: ReadonlyMap<string, ValueEntry>, entry: unknown): boolean => {
+  if (typeof entry !== "object" || entry === null || Object.keys(entry).length !== 3 || !("value" in entry)) return false
+  if (!("locale" in entry) || !("channel" in entry)) return false
+  const found = stored.get(JSON.stringify([entry.locale, entry.channel]))
+  return found !== undefined && sameJson(found.value, entry.value)
+}
+
 /**
  * A patch may remove values of codes the family does not declare (a detached attribute, or
  * the family just changed): entries `{locale, channel, value: null}` under such codes are
- * removals, not errors.
+ * removals, not errors. Entries of such a code sent back as the record stores them change
+ * nothing, so a record read and written back whole is taken.
  */
 export const splitUndeclaredRemovals = (
   specs: ReadonlyMap<string, AttributeSpec>,
@@ -211,8 +224,10 @@ export const splitUndeclaredRemovals = (
   const declared: Array<[string, unknown]> = []
   const removals: Array<[string, ReadonlyArray<ValueEntry>]> = []
   for (const [code, entries] of Object.entries(patch)) {
-    if (!specs.has(code) && Object.hasOwn(current, code) && Array.isArray(entries) && entries.length > 0 && entries.every(isRemoval)) {
-      removals.push([code, entries.map((e: { locale: string | null; channel: string | null }) => ({ locale: e.locale, channel: e.channel, value: null }))])
+    const held = specs.has(code) ? undefined : entriesOf(current, code)
+    const stored = held === undefined || !Array.isArray(entries) || entries.length === 0 ? undefined : storedByScope(held)
+    if (stored !== undefined && Array.isArray(entries) && entries.every((e) => isRemoval(e) || isStored(stored, e))) {
+      removals.push([code, entries.filter(isRemoval).map((e: { locale: string | null; channel: string | null }) => ({ locale: e.locale, channel: e.channel, value: null }))])
     } else {
       declared.push([code, entries])
     }

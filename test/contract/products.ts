@@ -4,6 +4,7 @@ import { Cause, Clock, Deferred, Effect, Exit, Fiber, type Layer, Option, Schema
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import { Brands } from "../../core/catalog/Brands.js"
 import { Categories } from "../../core/catalog/Categories.js"
+import { UpdateProduct } from "../../core/products/Product.js"
 import { Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
@@ -245,6 +246,27 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.refused).toContain("required_attribute_missing")
         expect([result.moved.status, result.renamed.status, result.archived.status, result.draft.status]).toEqual(["active", "active", "archived", "draft"])
         expect(result.tightened.requirementOverride).toBe("required")
+      }))
+
+    it.effect("takes back a product read whole that holds a value of a detached attribute, and refuses a change of that value", () =>
+      Effect.gen(function*() {
+        const { organizationId, result } = yield* inTenant(Effect.gen(function*() {
+          const { family, blurb } = yield* schemaFixture
+          const products = yield* Products
+          const p = yield* products.create({ familyId: family.id, name: "Clog", attributes: { weight: val(2), blurb: val("Wooden") } })
+          yield* (yield* Families).detach(family.id, blurb.id)
+          const read: Record<string, unknown> = JSON.parse(yield* products.json(p.id))
+          const whole = Schema.decodeUnknownSync(UpdateProduct)({ ...read, name: "Wooden clog" })
+          const written = yield* products.update(p.id, whole)
+          const changed = yield* failureOf(products.update(p.id, { attributes: { blurb: val("Oak") } }))
+          return { written, changed, id: p.id }
+        }))
+        expect(result.written.name).toBe("Wooden clog")
+        expect(result.written.attributes.blurb).toEqual(val("Wooden"))
+        expect(result.changed).toContain("unknown_attribute")
+        const events = yield* eventsOf(organizationId)
+        expect(events.filter((e) => e.entityId === result.id && e.name === "product.updated").map((e) => e.payload))
+          .toEqual([{ changed_fields: ["name"] }])
       }))
 
     it.effect("lists the kept values a family change refuses by code, whatever order the database keeps them in", () =>
