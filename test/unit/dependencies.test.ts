@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
+import ts from "typescript"
 
 const root = resolve(import.meta.dirname, "../..")
 
@@ -54,5 +55,32 @@ describe("the dependency rule", () => {
     expect(importsOf(file)).toContain("effect")
     expect(importsOf(file).some((s) => within(file, s, "core"))).toBe(true)
     expect(within(join(root, "adapters/sql/SqlStorage.ts"), "../../hosts/http/Api.js", "hosts")).toBe(true)
+  })
+})
+
+describe("the package an app installs", () => {
+  const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+  const dependencies = Object.keys(manifest(root).dependencies ?? {})
+  const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
+  const shipped = [...["core", "adapters", "hosts"].flatMap((folder) => sources(join(root, folder))), join(root, "index.ts")]
+  const imported = [...new Set(shipped.flatMap(importsOf).filter((s) => !s.startsWith(".") && !s.startsWith("node:")).map(packageOf))]
+  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }
+  /** The package whose declarations TypeScript reads for `name`, imported from the package's entry. */
+  const declaredBy = (name: string): string | undefined => {
+    const resolved = ts.resolveModuleName(name, join(root, "index.ts"), options, ts.sys).resolvedModule
+    if (resolved === undefined || !resolved.extension.startsWith(".d.")) return undefined
+    const path = resolved.resolvedFileName.slice(resolved.resolvedFileName.lastIndexOf("/node_modules/") + "/node_modules/".length)
+    return packageOf(path)
+  }
+
+  // The package is its TypeScript source: an app type-checks these files, with the
+  // declarations of their imports, and installs no devDependencies of ours.
+  it("depends on every package its sources import, and on the types of those that have none", () => {
+    expect(imported).toContain("better-sqlite3")
+    const missing = imported.flatMap((name) => {
+      const types = declaredBy(name) ?? `declarations of ${name}`
+      return [...new Set([name, types])].filter((needed) => !dependencies.includes(needed))
+    })
+    expect(missing).toEqual([])
   })
 })
