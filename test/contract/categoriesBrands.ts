@@ -228,6 +228,19 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         for (const clash of result.clashes) expect(clash).toContain("is taken")
         expect(result.categoriesFound).toEqual(["Winter Boots"])
       }))
+    it.effect("finds categories and brands by a q of any length, past the 50,000 bytes SQLite takes as a LIKE pattern", () =>
+      Effect.gen(function*() {
+        const long = "ab".repeat(30_000)
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const brands = yield* Brands
+          const categories = yield* Categories
+          yield* brands.create({ name: "Abacus" })
+          yield* categories.create({ name: "Abacus" })
+          return yield* Effect.forEach([long, "AB", "b_", "%"], (q) =>
+            Effect.all([Effect.map(categories.list({ q }), (l) => l.map((c) => c.name)), Effect.map(brands.list({ q }), (l) => l.map((b) => b.name))]))
+        }))
+        expect(result).toEqual([[[], []], [["Abacus"], ["Abacus"]], [[], []], [[], []]])
+      }))
     it.effect("keeps every one of concurrent patches of one category or brand, each merged into what the others wrote", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
