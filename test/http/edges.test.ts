@@ -685,6 +685,8 @@ describe("the error envelope at the edges", () => {
     const r = await t.sreq("PATCH", "/v1/api-keys/not-a-uuid", { body: { name: "x" } })
     expect(r.status).toBe(422)
     expect(r.json.error.code).toBe("validation_failed")
+    const withBadBody = await t.req("PATCH", "/v1/categories/not-a-uuid", { body: { name: 5 } })
+    expect([withBadBody.status, withBadBody.json.error.details.issues.map((i: { path: Array<string> }) => i.path)]).toEqual([422, [["id"]]])
   })
 })
 
