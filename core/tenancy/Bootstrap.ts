@@ -26,12 +26,19 @@ export const ensureSingleTenant = (options: SingleTenantOptions) =>
     const users = yield* UserRepository
     const uow = yield* UnitOfWork
     const organization: Organization = yield* organizations.ensureBootstrap(options.slug)
-    let minted = Option.none<string>()
-    if (Option.isSome(options.apiKey)) {
-      yield* apiKeys.ensure(organization.id, options.apiKey.value, "bootstrap")
-    } else if ((yield* uow.tenant(organization.id, keys.list(organization.id))).length === 0) {
-      minted = Option.some(yield* apiKeys.mint(organization.id, "bootstrap"))
-    }
+    // Processes starting together take turns from the look to the mint: the first finds no key
+    // and mints one, the others find it, so one key is printed.
+    const mintUnlessAnyKey = uow.tenant(
+      organization.id,
+      Effect.gen(function*() {
+        yield* uow.lock("bootstrap_api_key", [organization.id])
+        const existing = yield* keys.list(organization.id)
+        return existing.length === 0 ? Option.some(yield* apiKeys.mint(organization.id, "bootstrap")) : Option.none<string>()
+      })
+    )
+    const minted = Option.isSome(options.apiKey)
+      ? yield* Effect.as(apiKeys.ensure(organization.id, options.apiKey.value, "bootstrap"), Option.none<string>())
+      : yield* mintUnlessAnyKey
     if (Option.isSome(options.adminEmail)) {
       const at = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString()
       yield* uow.tenant(organization.id, users.addInvite(organization.id, options.adminEmail.value, "admin", at))
