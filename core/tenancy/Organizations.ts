@@ -87,6 +87,10 @@ export const makeOrganizations = Effect.gen(function*() {
         : email !== undefined
         ? Option.getOrUndefined(yield* users.findByEmail(email))
         : undefined
+      // Both given must name one user: an email the id's user does not hold would seat someone else than it names.
+      if (existing !== undefined && email !== undefined && existing.email?.toLowerCase() !== email.toLowerCase()) {
+        return yield* ValidationFailed.one(["initialAdmin", "email"], "is not the email of the user initialAdmin.userId names", "user_mismatch")
+      }
       if (existing !== undefined) {
         // The signed-in creator is an admin already.
         if (creator._tag !== "User" || creator.userId !== existing.id) {

@@ -134,6 +134,38 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(JSON.stringify(unknownUser.cause)).toContain("NotFound")
     }))
 
+  it.effect("refuses an initialAdmin whose email is not the email of the user its userId names, seating no one", () =>
+    Effect.gen(function*() {
+      const users = yield* UserRepository
+      const uow = yield* UnitOfWork
+      const organizations = yield* Organizations
+      const crypto = yield* Crypto
+      const [named, other, silent] = [yield* crypto.uuid, yield* crypto.uuid, yield* crypto.uuid]
+      const emailOf = (id: string) => `user-${id.slice(-12)}@example.com`
+      yield* uow.system(Effect.all([
+        users.upsert({ id: named, email: emailOf(named) }, "2026-01-01T00:00:00.000Z"),
+        users.upsert({ id: other, email: emailOf(other) }, "2026-01-01T00:00:00.000Z"),
+        users.upsert({ id: silent, email: null }, "2026-01-01T00:00:00.000Z")
+      ]))
+      const create = (slug: string, initialAdmin: { userId: string; email: string }) =>
+        Effect.flip(organizations.create({ name: "Both", slug: `${slug}-${named.slice(-12)}`, initialAdmin }, { _tag: "Service" }))
+      for (const [slug, initialAdmin] of [
+        ["another", { userId: named, email: emailOf(other) }],
+        ["unseen", { userId: named, email: `new-${named.slice(-12)}@example.com` }],
+        ["no-email", { userId: silent, email: emailOf(named) }]
+      ] as const) {
+        const refused = yield* create(slug, initialAdmin)
+        assert(refused._tag === "ValidationFailed")
+        expect(refused.issues.map((i) => [i.path, i.code])).toEqual([[["initialAdmin", "email"], "user_mismatch"]])
+        expect(yield* uow.system((yield* OrganizationRepository).findBySlug(`${slug}-${named.slice(-12)}`))).toEqual(Option.none())
+      }
+      const both = yield* organizations.create(
+        { name: "Both", slug: `both-${named.slice(-12)}`, initialAdmin: { userId: named, email: emailOf(named).toUpperCase() } },
+        { _tag: "Service" }
+      )
+      expect(yield* uow.system(users.roleIn(both.id, named))).toEqual(Option.some("admin"))
+    }))
+
   it.effect("deletes a tenant: export first, then every row, leaving other tenants untouched", () =>
     Effect.gen(function*() {
       const doomed = yield* newTenant

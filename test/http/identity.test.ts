@@ -177,6 +177,11 @@ describe("organizations", () => {
     expect([longEmail.status, longEmail.json.error.details.issues[0].path]).toEqual([422, ["initialAdmin", "email"]])
     expect((await post({ name: "x", slug: `fine-${uuid().slice(0, 8)}`, initialAdmin: { email: `${"a".repeat(242)}@example.com` } })).status).toBe(201)
     const t = await host.tenant()
+    const someoneElse = await post({ name: "x", slug: `fine-${uuid().slice(0, 8)}`, initialAdmin: { userId: t.userId, email: "someone-else@example.com" } })
+    expect([someoneElse.status, someoneElse.json.error.details.issues]).toEqual([
+      422,
+      [{ path: ["initialAdmin", "email"], message: "is not the email of the user initialAdmin.userId names", code: "user_mismatch" }]
+    ])
     const taken = await post({ name: "x", slug: t.organization.slug, initialAdmin: { email: "taken@example.com" } })
     expect([taken.status, taken.json.error.code, taken.json.error.details.issues]).toEqual([
       422,
