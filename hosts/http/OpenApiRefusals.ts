@@ -26,7 +26,7 @@ const envelopeOf = (codes: ReadonlyArray<string>) =>
  */
 const EDGE_VALIDATION =
   "The query or body holds text no database can store (`invalid_character`), nests arrays and objects too deep " +
-  "(`too_deep`), or names `__proto__` (`unrecognized_key`)"
+  "(`too_deep`), or a query key names `__proto__` (`unrecognized_key`)"
 
 /** HttpApi's own 400 body and what only it refers to. */
 const DECODE_ERROR_SCHEMAS = ["HttpApiDecodeError", "Issue", "PropertyKey"]

@@ -51,8 +51,9 @@ describe("probes and release", () => {
     const edge = ["400", "413", "415"]
     const statuses = (path: string, method: string) =>
       Object.keys(spec.json.paths[path][method].responses).filter((s) => !edge.includes(s)).sort()
-    // A probe decodes nothing, yet refuses what no route takes (U+0000, `__proto__`, too deep).
+    // A probe decodes nothing, yet refuses what no route takes (U+0000, a query key `__proto__`, too deep).
     expect(statuses("/healthz", "get")).toEqual(["200", "422", "503"])
+    expect(spec.json.paths["/healthz"].get.responses["422"].description).toContain("a query key names `__proto__`")
     expect((await host.request("GET", "/healthz?__proto__=1")).status).toBe(422)
     expect(statuses("/v1/products", "get")).toEqual(["200", "401", "403", "422", "503"])
     expect(statuses("/v1/products", "post")).toEqual(["201", "401", "403", "409", "422", "503"])
