@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import { BoundedArray } from "../shared/Bounded.js"
-import { Code, LabelInput, LocalizedLabel, Name, NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { AmountCents, Code, LabelInput, LocalizedLabel, Name, NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
 export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
@@ -10,7 +10,7 @@ export type ModifierType = typeof ModifierType.Type
 
 /** Money as everywhere in the API: a closed map, so a misspelt key is refused rather than dropped. */
 const Money = Schema.Struct({
-  amount_cents: Schema.Int,
+  amount_cents: AmountCents,
   currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code" }))
 }).annotations(strict)
 

@@ -6,7 +6,7 @@ import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
 import { shown } from "../shared/Preview.js"
 import type { AttributeType } from "./AttributeValues.js"
 import { compilePattern } from "./Pattern.js"
-import { isEmailAddress, isUuid } from "../shared/Fields.js"
+import { AMOUNT_CENTS_MESSAGE, isEmailAddress, isUuid } from "../shared/Fields.js"
 
 type Path = ReadonlyArray<string | number>
 type Rules = Readonly<Record<string, unknown>>
@@ -303,7 +303,7 @@ const money: ValueValidator = (value, rules, path) => {
   const { amount_cents, currency } = value
   if (Object.hasOwn(value, "amount_cents")) {
     if (typeof amount_cents !== "number" || !Number.isSafeInteger(amount_cents)) {
-      issues.push({ path: [...path, "amount_cents"], message: "must be an integer (cents, never a float)", code: "invalid_type" })
+      issues.push({ path: [...path, "amount_cents"], message: AMOUNT_CENTS_MESSAGE, code: "invalid_type" })
     } else issues.push(...rangeIssues(amount_cents, rules, [...path, "amount_cents"]))
   }
   if (Object.hasOwn(value, "currency")) {

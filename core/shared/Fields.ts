@@ -68,6 +68,12 @@ export const Position = Schema.Int.pipe(
   Schema.between(-2147483648, MAX_POSITION, { message: () => "must be an integer from -2147483648 to 2147483647" })
 ).annotations({ message: () => "must be an integer from -2147483648 to 2147483647" })
 
+/** Why a money amount is refused: past these bounds a JSON number no longer holds the integer exactly. */
+export const AMOUNT_CENTS_MESSAGE = "must be an integer number of cents from -9007199254740991 to 9007199254740991"
+
+/** A money amount in cents: an integer a JSON number holds exactly. */
+export const AmountCents = Schema.Number.pipe(Schema.filter(Number.isSafeInteger, { message: () => AMOUNT_CENTS_MESSAGE }))
+
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
 
 /** At most `max` characters, counted as code points, not UTF-16 units (`Schema.maxLength` counts units). */

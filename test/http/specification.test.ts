@@ -52,15 +52,19 @@ describe("money", () => {
         rawBody: `{"familyId":"${familyId}","name":"Out","attributes":{"price":[{"locale":null,"channel":null,"value":{"amount_cents":${raw},"currency":"EUR"}}]}}`,
         headers: { "content-type": "application/json" }
       })
-      expect([raw, r.status, r.json.error.details.issues.map((i: { path: unknown }) => i.path)]).toEqual([
-        raw, 422, [["attributes", "price", 0, "value", "amount_cents"]]
+      expect([raw, r.status, r.json.error.details.issues.map((i: { path: unknown; message: string }) => [i.path, i.message])]).toEqual([
+        raw, 422, [[["attributes", "price", 0, "value", "amount_cents"], "must be an integer number of cents from -9007199254740991 to 9007199254740991"]]
       ])
     }
     const modifier = (cents: number) =>
       t.req("POST", "/v1/modifiers", { body: { code: `gift_${cents < 0 ? "m" : "p"}${Math.abs(cents) % 1000}`, name: "Gift", type: "select", options: [{ value: "box", priceAdjustment: { amount_cents: cents, currency: "EUR" } }] } })
     expect((await modifier(-most)).status).toBe(201)
     const over = await modifier(most + 1)
-    expect([over.status, over.json.error.details.issues[0].path]).toEqual([422, ["options", 0, "priceAdjustment", "amount_cents"]])
+    expect([over.status, over.json.error.details.issues[0]]).toEqual([422, {
+      path: ["options", 0, "priceAdjustment", "amount_cents"],
+      message: "must be an integer number of cents from -9007199254740991 to 9007199254740991",
+      code: expect.any(String)
+    }])
   })
 })
 
