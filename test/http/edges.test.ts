@@ -392,6 +392,17 @@ describe("the error envelope at the edges", () => {
     expect(received()).toMatch(/^HTTP\/1\.1 200 /)
   })
 
+  it("counts the target, header names and values toward the 64 KiB of a request's head, and refuses 64 KiB with 431", async () => {
+    // Counted: "/healthz" (8), "Host" and "h" (5), "Connection" and "close" (15), "X-Pad" (5) and the padding.
+    const status = async (counted: number) => {
+      const { socket, received, closed } = rawConnection()
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: h\r\nConnection: close\r\nX-Pad: ${"a".repeat(counted - 33)}\r\n\r\n`)
+      await closed
+      return received().slice(0, 12)
+    }
+    expect([await status(65535), await status(65536)]).toEqual(["HTTP/1.1 200", "HTTP/1.1 431"])
+  })
+
   it("answers an expectation it cannot meet with 417 and a CONNECT with 404, both in the envelope, and runs nothing", async () => {
     const t = await host.tenant()
     const answered = async (request: string) => {
