@@ -38,8 +38,9 @@ const increment = (counts: Map<string, number>, key: string) => counts.set(key, 
 /**
  * One issue per bad value. A union reports each member it tried: an optional field also fails
  * its `undefined` member (dropped where another issue names the value or a part of it), a
- * nullable value that failed a refinement or inside also fails its `null` member (dropped),
- * and the members a value matched none of are merged into one issue listing them.
+ * value that failed a refinement or inside one member also fails the members of other types
+ * (its `null`, the string of a string-or-map label: dropped), and the members a value matched
+ * none of are merged into one issue listing them.
  *
  * Linear in the issues: a body of a hundred thousand bad values is answered in a moment, where
  * comparing each issue with every other took minutes.
@@ -62,8 +63,10 @@ export const decodeIssues = (raw: ReadonlyArray<RawIssue>): Array<Issue> => {
   const dropped = (i: RawIssue, key: string) => {
     // Another issue at the same path or below it (this one counts itself once).
     if (i.message.startsWith("Expected undefined, actual")) return (within.get(key) ?? 0) > 1
+    // A member of another type than the value's (`null`, or a string where a label map came):
+    // dropped where a member of the value's type failed further in or by a check of its own.
     // This one is an alternative, so it is neither below its path nor among the plain ones at it.
-    if (i.message.startsWith("Expected null, actual")) return (within.get(key) ?? 0) > (at.get(key) ?? 0) || (plainAt.get(key) ?? 0) > 0
+    if (ALTERNATIVE.test(i.message)) return (within.get(key) ?? 0) > (at.get(key) ?? 0) || (plainAt.get(key) ?? 0) > 0
     return false
   }
   const out: Array<Issue & { alternatives?: Array<string>; actual?: string }> = []

@@ -33,6 +33,20 @@ describe("decodeIssues", () => {
     ])
   })
 
+  it("drops the string member of a string-or-map value that failed as a map, and lists both when it is neither", () => {
+    const Label = Schema.Union(Schema.String, Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+      Schema.filter((label) => Object.keys(label).length <= 1, { message: () => "at most 1 locale" })
+    ))
+    const issues = (label: unknown) => {
+      const decoded = Schema.decodeUnknownEither(Schema.Struct({ label: Label }), { errors: "all" })({ label })
+      if (Either.isRight(decoded)) throw new Error("expected a failure")
+      return decodeIssues(ParseResult.ArrayFormatter.formatErrorSync(decoded.left))
+    }
+    expect(issues({ en: 1 })).toEqual([{ path: ["label", "en"], message: "Expected string, actual 1", code: "invalid_type" }])
+    expect(issues({ en: "a", de: "b" })).toEqual([{ path: ["label"], message: "at most 1 locale", code: "invalid" }])
+    expect(issues(5).map((i) => i.path)).toEqual([["label"]])
+  })
+
   it("gives a bulk item's failure the same issues as a request's", () => {
     const Item = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
     const decoded = Schema.decodeUnknownEither(Item)({ op: "frob" })
