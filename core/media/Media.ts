@@ -1,5 +1,5 @@
 import { Schema, type Stream } from "effect"
-import { IntegerText, MAX_POSITION, maxCharacters, Timestamp, Uuid } from "../shared/Fields.js"
+import { IntegerText, maxCharacters, POSITION_FROM_ZERO, PositionFromZero, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Uploads are refused past this many bytes: the specification's 100 MB, in bytes as the SI counts them. */
 export const MAX_MEDIA_BYTES = 100_000_000
@@ -59,22 +59,17 @@ const Alt = Schema.String.pipe(
   maxCharacters(1000, "must be at most 1000 characters"),
   Schema.filter((s) => !s.includes("\u0000"), { message: () => "must not contain the character U+0000" })
 )
-const POSITION_FROM_ZERO = `must be an integer from 0 to ${MAX_POSITION}`
-const MediaPosition = Schema.Number.pipe(
-  Schema.int({ message: () => POSITION_FROM_ZERO }),
-  Schema.between(0, MAX_POSITION, { message: () => POSITION_FROM_ZERO })
-)
 
 export const UpdateMedia = Schema.Struct({
   alt: Schema.optional(Schema.NullOr(Alt)),
-  position: Schema.optional(MediaPosition)
+  position: Schema.optional(PositionFromZero)
 })
 export type UpdateMedia = typeof UpdateMedia.Type
 
 /** The form fields an upload may carry besides `file`, as text. */
 export const UploadFields = Schema.Struct({
   alt: Schema.optional(Alt),
-  position: Schema.optional(IntegerText(POSITION_FROM_ZERO).pipe(Schema.compose(MediaPosition)))
+  position: Schema.optional(IntegerText(POSITION_FROM_ZERO).pipe(Schema.compose(PositionFromZero)))
 })
 
 /** One part of a multipart upload, as the host hands it over. */

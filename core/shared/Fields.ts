@@ -68,6 +68,14 @@ export const Position = Schema.Int.pipe(
   Schema.between(-2147483648, MAX_POSITION, { message: () => "must be an integer from -2147483648 to 2147483647" })
 ).annotations({ message: () => "must be an integer from -2147483648 to 2147483647" })
 
+export const POSITION_FROM_ZERO = `must be an integer from 0 to ${MAX_POSITION}`
+
+/** A position in a list that starts at 0 (a product's variants and media). */
+export const PositionFromZero = Schema.Number.pipe(
+  Schema.int({ message: () => POSITION_FROM_ZERO }),
+  Schema.between(0, MAX_POSITION, { message: () => POSITION_FROM_ZERO })
+)
+
 /** Why a money amount is refused: past these bounds a JSON number no longer holds the integer exactly. */
 export const AMOUNT_CENTS_MESSAGE = "must be an integer number of cents from -9007199254740991 to 9007199254740991"
 

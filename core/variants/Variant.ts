@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { AttributeValuesField, StoredAttributeValues } from "../catalog/Category.js"
-import { maxCharacters, Name, NonEmptyString, Position, Timestamp, Uuid } from "../shared/Fields.js"
+import { maxCharacters, Name, NonEmptyString, PositionFromZero, Timestamp, Uuid } from "../shared/Fields.js"
 
 export const VariantStatus = Schema.Literal("draft", "active", "archived")
 export type VariantStatus = typeof VariantStatus.Type
@@ -9,8 +9,6 @@ const Sku = NonEmptyString.pipe(
   maxCharacters(255, "must be at most 255 characters"),
   Schema.filter((s) => s.trim() === s, { message: () => "must not start or end with whitespace" })
 )
-
-const NonNegative = Position.pipe(Schema.nonNegative({ message: () => "must not be negative" }))
 
 /** A purchasable version of a product (size M in blue); its SKU is unique in the organization. */
 export class Variant extends Schema.Class<Variant>("Variant")({
@@ -31,7 +29,7 @@ export const CreateVariant = Schema.Struct({
   name: Schema.optional(Name),
   status: Schema.optional(VariantStatus),
   attributes: Schema.optional(AttributeValuesField),
-  position: Schema.optional(NonNegative)
+  position: Schema.optional(PositionFromZero)
 })
 export type CreateVariant = typeof CreateVariant.Type
 
@@ -40,7 +38,7 @@ export const UpdateVariant = Schema.Struct({
   name: Schema.optional(Name),
   status: Schema.optional(VariantStatus),
   attributes: Schema.optional(AttributeValuesField),
-  position: Schema.optional(NonNegative)
+  position: Schema.optional(PositionFromZero)
 })
 export type UpdateVariant = typeof UpdateVariant.Type
 

@@ -155,6 +155,16 @@ describe("request limits", () => {
     expect(group.status).toBe(422)
   })
 
+  it("refuses a variant position below 0 or past 32 bits with the one range variants take", async () => {
+    const product = await t.req("POST", "/v1/products", { body: { familyId, name: "Positioned" } })
+    for (const position of [-1, 2147483648, 1.5]) {
+      const r = await t.req("POST", `/v1/products/${product.json.id}/variants`, { body: { sku: `AT-${position}`, position } })
+      expect([position, r.status, r.json.error.details.issues]).toEqual([
+        position, 422, [{ path: ["position"], message: "must be an integer from 0 to 2147483647", code: "invalid" }]
+      ])
+    }
+  })
+
   it("takes 500 ids in one query string, bounds q and tag, and answers an oversized request line with the envelope", async () => {
     const ids = Array.from({ length: 500 }, () => uuid()).join(",")
     const many = await t.req("GET", `/v1/products?ids=${ids}&withTotal=true`)
