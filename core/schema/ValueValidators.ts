@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { compareInstants, datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js"
+import { compareInstants, DATETIME_MESSAGE, datetimeMillis, isCalendarDate, toUtcText } from "../shared/Calendar.js"
 import { isJsonValue } from "../shared/CanonicalJson.js"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
@@ -195,7 +195,7 @@ const date: ValueValidator = (value, rules, path) => {
 
 const datetime: ValueValidator = (value, rules, path) => {
   const t = typeof value === "string" ? datetimeMillis(value) : undefined
-  if (t === undefined) return fail(path, "must be an ISO 8601 date-time with a zone", "invalid_type")
+  if (t === undefined) return fail(path, DATETIME_MESSAGE, "invalid_type")
   const min = stringRule(rules, "min")
   const max = stringRule(rules, "max")
   const issues: Array<Issue> = []

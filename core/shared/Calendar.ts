@@ -15,6 +15,9 @@ const DATETIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)
 const FIRST_INSTANT = Date.parse("0000-01-01T00:00:00Z")
 const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z")
 
+/** Why a text is no date-time `datetimeMillis` takes: each condition, as a well-formed one past 9999 in UTC fails too. */
+export const DATETIME_MESSAGE = "must be an ISO 8601 date-time with a zone, on a day that exists, in the years 0000 to 9999 once in UTC"
+
 /**
  * The instant of an ISO 8601 date-time with a zone on a day that exists, in the years 0000
  * to 9999 once in UTC; undefined for anything else.

@@ -1,5 +1,5 @@
 import { JSONSchema, Schema } from "effect"
-import { datetimeMillis } from "./Calendar.js"
+import { DATETIME_MESSAGE, datetimeMillis } from "./Calendar.js"
 import { BoundedMap } from "./Bounded.js"
 
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
@@ -127,7 +127,7 @@ export const OpenObject = (annotations: { readonly identifier: string; readonly 
 /** An ISO 8601 date-time with an explicit zone, kept as the string sent. */
 export const DateTimeString = Schema.String.pipe(
   Schema.filter((s) => datetimeMillis(s) !== undefined, {
-    message: () => "must be an ISO 8601 date-time with a zone",
+    message: () => DATETIME_MESSAGE,
     jsonSchema: { format: "date-time" }
   })
 )
