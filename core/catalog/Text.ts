@@ -7,9 +7,10 @@
 export const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC")
 
 /**
- * Diacritics: the combining marks of the Latin, Greek and Cyrillic blocks and the Hebrew and
- * Arabic vowel points. Marks a script spells with (Devanagari vowel signs and viramas, the
- * Japanese voicing marks, Thai vowels) are not diacritics and stay.
+ * Diacritics: the marks of the combining diacritical blocks, which Latin, Greek and Cyrillic
+ * letters take, the Hebrew points and accents and the Arabic vowel points. Marks a script spells
+ * with (Devanagari vowel signs and viramas, the Japanese voicing marks, Thai vowels, the Cyrillic
+ * titlo) are not diacritics and stay.
  */
 const DIACRITICS = /(?=\p{M})[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05c7\u064b-\u065f\u0670]/gu
 

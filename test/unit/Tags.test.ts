@@ -14,6 +14,10 @@ describe("tag canonicalization", () => {
     expect(canonicalTag("ガイド")).toBe("ガイド")
     expect(canonicalTag("한국 ไทย")).toBe("한국-ไทย")
     expect(canonicalTag("한국")).toHaveLength(2)
+    // Only the combining diacritical blocks and the Hebrew and Arabic points are diacritics: the
+    // Cyrillic titlo (U+0483) stays, the Hebrew cantillation (U+0591) goes with the vowel points.
+    expect(canonicalTag("Б\u0483г")).toBe("б\u0483г")
+    expect(canonicalTag("\u05d0\u05b8\u0591")).toBe("\u05d0")
   })
 
   it("takes a mark on a symbol as part of the symbol, so an emoji leaves no invisible tag", () => {
