@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { MAX_TAGS } from "../catalog/Tags.js"
+import { canonicalTags, MAX_TAGS } from "../catalog/Tags.js"
 import { DateTimeString, IntegerParam, isUuid, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
 import { ProductStatus } from "./Product.js"
 
@@ -44,8 +44,14 @@ const MAX_QUERY_LENGTH = 200
 
 const Query = Schema.String.pipe(maxCharacters(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`))
 
-/** No product carries more than 50 tags, so a filter naming more could match nothing. */
-const TagFilter = Repeated(Schema.String).pipe(Schema.maxItems(MAX_TAGS, { message: () => `at most ${MAX_TAGS} tags` }))
+/**
+ * No product carries more than 50 tags, so a filter naming more could match nothing. Counted
+ * once canonicalized, as the filter compares them: `Sale` and `sale` are one tag.
+ */
+const TagFilter = Repeated(Schema.String).pipe(Schema.filter((values) => canonicalTags(values).length <= MAX_TAGS, {
+  message: () => `at most ${MAX_TAGS} tags`,
+  description: `at most ${MAX_TAGS} tags once canonicalized`
+}))
 
 export const SortBy = Schema.Literal("name", "slug", "status", "updatedAt", "createdAt", "relevance", "attribute")
 export type SortBy = typeof SortBy.Type

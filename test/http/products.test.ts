@@ -180,6 +180,9 @@ describe("request limits", () => {
     expect([longSearch.status, longSearch.json.error.details.issues[0].path]).toEqual([422, ["q"]])
     const manyTags = await t.req("GET", `/v1/products/facets?${Array.from({ length: 51 }, (_, i) => `tag=t${i}`).join("&")}`)
     expect([manyTags.status, manyTags.json.error.details.issues[0].path]).toEqual([422, ["tag"]])
+    // Values naming one tag count once: these 51 name 50.
+    const oneTagTwice = await t.req("GET", `/v1/products/facets?${[...Array.from({ length: 50 }, (_, i) => `tag=t${i}`), "tag=T0"].join("&")}`)
+    expect([oneTagTwice.status, oneTagTwice.json.total]).toEqual([200, 0])
     const huge = await t.req("GET", `/v1/products?slug=${"a".repeat(70_000)}`)
     expect([huge.status, huge.json.error.code]).toEqual([431, "header_too_large"])
   })
