@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, entriesOf, isFilled, MARKUP_TAG, resolvedEntry, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, byScope, entriesOf, isFilled, MARKUP_TAG, resolvedEntry, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -21,13 +21,13 @@ export const mergeValues = (
   for (const [code, entries] of Object.entries(patch)) {
     const before = entriesOf(current, code) ?? []
     // A rewritten entry keeps its place (a Map's order is that of first insertion); a new one goes last.
-    const byScope = new Map(before.map((e) => [scopeOf(e), e]))
+    const entriesByScope = new Map(before.map((e) => [scopeOf(e), e]))
     for (const entry of entries) {
       const scope = scopeOf(entry)
-      if (entry.value === null) byScope.delete(scope)
-      else byScope.set(scope, entry)
+      if (entry.value === null) entriesByScope.delete(scope)
+      else entriesByScope.set(scope, entry)
     }
-    const next = [...byScope.values()]
+    const next = [...entriesByScope.values()]
     if (next.length === 0) delete merged[code]
     else merged[code] = next
     if (!sameJson(canonicalOrder(next), canonicalOrder(before))) touched.push(code)
@@ -197,16 +197,14 @@ const isRemoval = (entry: unknown): boolean =>
   typeof entry === "object" && entry !== null && "value" in entry && entry.value === null &&
   "locale" in entry && "channel" in entry
 
-/** The stored entries of one code by their locale and channel as written. */
-const storedByScope = (stored: ReadonlyArray<ValueEntry>): ReadonlyMap<string, ValueEntry> =>
-  new Map(stored.map((e) => [JSON.stringify([e.locale, e.channel]), e]))
+const isScopePart = (part: unknown): part is string | null => part === null || typeof part === "string"
 
-/** An entry exactly as the record stores one: its locale and channel as written, and its value. */
+/** An entry exactly as the record stores one (of `byScope(stored)`): its locale and channel as written, and its value. */
 const isStored = (stored: ReadonlyMap<string, ValueEntry>, entry: unknown): boolean => {
   if (typeof entry !== "object" || entry === null || Object.keys(entry).length !== 3 || !("value" in entry)) return false
-  if (!("locale" in entry) || !("channel" in entry)) return false
-  const found = stored.get(JSON.stringify([entry.locale, entry.channel]))
-  return found !== undefined && sameJson(found.value, entry.value)
+  if (!("locale" in entry) || !("channel" in entry) || !isScopePart(entry.locale) || !isScopePart(entry.channel)) return false
+  const found = stored.get(scopeKey(entry.locale, entry.channel))
+  return found !== undefined && found.locale === entry.locale && found.channel === entry.channel && sameJson(found.value, entry.value)
 }
 
 /**
@@ -225,7 +223,7 @@ export const splitUndeclaredRemovals = (
   const removals: Array<[string, ReadonlyArray<ValueEntry>]> = []
   for (const [code, entries] of Object.entries(patch)) {
     const held = specs.has(code) ? undefined : entriesOf(current, code)
-    const stored = held === undefined || !Array.isArray(entries) || entries.length === 0 ? undefined : storedByScope(held)
+    const stored = held === undefined || !Array.isArray(entries) || entries.length === 0 ? undefined : byScope(held)
     if (stored !== undefined && Array.isArray(entries) && entries.every((e) => isRemoval(e) || isStored(stored, e))) {
       removals.push([code, entries.filter(isRemoval).map((e: { locale: string | null; channel: string | null }) => ({ locale: e.locale, channel: e.channel, value: null }))])
     } else {

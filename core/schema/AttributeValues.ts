@@ -200,7 +200,7 @@ const isBlankMarkup = (value: unknown): boolean =>
   !hasVisibleText(value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " "))
 
 /** Entries by `scopeKey`, the first of each scope kept: each lookup of a resolution is then one. */
-const byScope = (entries: ReadonlyArray<ValueEntry>): ReadonlyMap<string, ValueEntry> => {
+export const byScope = (entries: ReadonlyArray<ValueEntry>): ReadonlyMap<string, ValueEntry> => {
   const out = new Map<string, ValueEntry>()
   for (const e of entries) {
     const key = scopeKey(e.locale, e.channel)
