@@ -68,3 +68,15 @@ export const isForeignKeyViolation = (error: SqlError): boolean => {
   const restrict = code === "SQLITE_CONSTRAINT_TRIGGER" && typeof cause?.message === "string" && cause.message.includes("FOREIGN KEY")
   return code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY" || restrict
 }
+
+/**
+ * True when the write broke the unnamed UNIQUE constraint of `table` on `columns`, as the
+ * database names it: Postgres by the constraint's default name (`variants_organization_id_sku_key`;
+ * its detail, which lists the columns, is left out under row-level security), SQLite in its
+ * message (`UNIQUE constraint failed: variants.organization_id, variants.sku`).
+ */
+export const isUniqueViolationOn = (error: SqlError, table: string, columns: ReadonlyArray<string>): boolean => {
+  const cause = error.cause as { constraint?: unknown; message?: unknown } | undefined
+  return cause?.constraint === `${table}_${columns.join("_")}_key` ||
+    cause?.message === `UNIQUE constraint failed: ${columns.map((column) => `${table}.${column}`).join(", ")}`
+}

@@ -5,7 +5,7 @@ import { Variant, VariantStatus } from "../../core/variants/Variant.js"
 import { VariantRepository, type VariantUpdate } from "../../core/variants/VariantRepository.js"
 import { axisDigest } from "./AxisDigest.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
-import { isUniqueViolation } from "./SqlErrors.js"
+import { isUniqueViolation, isUniqueViolationOn } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -28,10 +28,16 @@ export const make = Effect.gen(function*() {
   const all = (rows: ReadonlyArray<unknown>) =>
     decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => r.map((row) => new Variant(row, true))))
   // The use case checks both first; this answers a concurrent write that got there in between.
-  const conflict = (w: VariantUpdate) => (e: Parameters<typeof isUniqueViolation>[0]) =>
-    isUniqueViolation(e)
-      ? Effect.fail(new Conflict({ message: `sku ${w.variant.sku} or this variant axis combination is taken` }))
-      : Effect.die(e)
+  const conflict = (w: VariantUpdate) => (e: Parameters<typeof isUniqueViolation>[0]) => {
+    if (!isUniqueViolation(e)) return Effect.die(e)
+    return Effect.fail(new Conflict({
+      message: isUniqueViolationOn(e, "variants", ["product_id", "axis_key"])
+        ? `another variant of product ${w.variant.productId} has the same variant axis values`
+        : isUniqueViolationOn(e, "variants", ["organization_id", "sku"])
+        ? `sku ${w.variant.sku} is taken`
+        : `sku ${w.variant.sku} or this variant axis combination is taken`
+    }))
+  }
   const ofProduct = (organizationId: string, productId: string) =>
     sql`select ${sql.literal(COLUMNS)} from variants where organization_id = ${organizationId} and product_id = ${productId}
         order by position, created_at, id`

@@ -7,7 +7,10 @@ import { Products } from "../../core/products/Products.js"
 import { Attributes } from "../../core/schema/Attributes.js"
 import { Families } from "../../core/schema/Families.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
+import { Variant } from "../../core/variants/Variant.js"
+import { VariantRepository } from "../../core/variants/VariantRepository.js"
 import { Variants } from "../../core/variants/Variants.js"
+import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
 import { eventsOf } from "../support/CatalogFixtures.js"
 import { attr, entry, familyWith } from "../support/Families.js"
@@ -277,6 +280,23 @@ export const variantsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         yield* as(variants.create(ring.id, { sku: "R-2", attributes: { engraving: entry(`${long}!`) } }))
         failsWith(yield* Effect.exit(as(variants.create(ring.id, { sku: "R-3", attributes: { engraving: entry(long) } }))), "Conflict")
         expect((yield* as(variants.list(ring.id, page))).data.map((v) => v.sku)).toEqual(["R-1", "R-2"])
+      }))
+
+    it.effect("names the SKU or the axis combination that the database found taken, whichever it was", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const repo = yield* VariantRepository
+        const uow = yield* UnitOfWork
+        const family = yield* familyWith(tenant, "product", [])
+        const shirt = yield* Effect.provideService((yield* Products).create({ familyId: family.id, name: "Shirt" }), CurrentTenant, tenant)
+        const at = new Date().toISOString()
+        const variant = (sku: string) =>
+          new Variant({ id: crypto.randomUUID(), organizationId: organization.id, productId: shirt.id, sku, name: sku, status: "draft", attributes: {}, position: 0, createdAt: at, updatedAt: at })
+        // Written straight to the database, as a write that raced another past the use case's checks meets it.
+        const insert = (sku: string, axisKey: string) => uow.tenant(organization.id, repo.insert({ variant: variant(sku), axisKey }))
+        yield* insert("SHIRT-S", "small")
+        expect((yield* Effect.flip(insert("SHIRT-S", "medium"))).message).toBe("sku SHIRT-S is taken")
+        expect((yield* Effect.flip(insert("SHIRT-M", "small"))).message).toBe(`another variant of product ${shirt.id} has the same variant axis values`)
       }))
 
     it.effect("refuses a variant PATCH or DELETE that its product's deletion, alone or in bulk, overtook, recording nothing after it", () =>
