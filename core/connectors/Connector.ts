@@ -2,6 +2,7 @@ import { ParseResult, Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
 import { BoundedArray, BoundedMap } from "../shared/Bounded.js"
 import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
+import { Unchangeable } from "../shared/Unchangeable.js"
 
 // The URL parser repairs what is not written as a URL (`http:host`, `http:/host`, a `\` read as
 // `/`), so the address shown would not be the one delivered to: `http://203.0.113.10\@127.0.0.1/`
@@ -91,10 +92,21 @@ export const InstallConnector = Schema.Struct({
 })
 export type InstallConnector = typeof InstallConnector.Type
 
-/** `PATCH /v1/connectors/{id}`: a new name, a new subscription, or both. */
+/**
+ * `PATCH /v1/connectors/{id}`: a new name, a new subscription, or both. The type, destination
+ * and extra headers are accepted only as they are, so a connector read and sent back whole is
+ * accepted; the secret, never shown, is refused.
+ */
 export const UpdateConnector = Schema.Struct({
+  type: Schema.optional(Unchangeable),
   name: Schema.optional(Name),
-  config: Schema.optional(Schema.Struct({ events: Schema.optional(EventPatterns) }).annotations(strict))
+  config: Schema.optional(
+    Schema.Struct({
+      events: Schema.optional(EventPatterns),
+      destination_url: Schema.optional(Unchangeable),
+      extra_headers: Schema.optional(Unchangeable)
+    }).annotations(strict)
+  )
 })
 export type UpdateConnector = typeof UpdateConnector.Type
 

@@ -19,6 +19,7 @@ import {
 } from "./Connector.js"
 import { ConnectorRepository } from "./ConnectorRepository.js"
 import { sameJson } from "../shared/CanonicalJson.js"
+import { keepUnchanged } from "../shared/Unchangeable.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
 import { withRecordIds } from "../shared/RecordIds.js"
 
@@ -28,7 +29,7 @@ export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
   /** Refuses destinations that are not public http(s) endpoints. */
   readonly install: (input: InstallConnector) => Effect.Effect<Connector, ValidationFailed, CurrentTenant>
   readonly get: (id: string) => Effect.Effect<Connector, NotFound, CurrentTenant>
-  readonly update: (id: string, input: UpdateConnector) => Effect.Effect<Connector, NotFound, CurrentTenant>
+  readonly update: (id: string, input: UpdateConnector) => Effect.Effect<Connector, NotFound | ValidationFailed, CurrentTenant>
   readonly remove: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
   readonly deliveries: (id: string, limit: number, offset: number) => Effect.Effect<DeliveryPage, NotFound, CurrentTenant>
   /** Sends a signed `webhook.test` to the connector now and answers the logged attempt. */
@@ -89,6 +90,11 @@ export const makeConnectors = Effect.gen(function*() {
       Effect.gen(function*() {
         yield* uow.lock("connector", [id])
         const before = yield* Effect.flatMap(repo.findById(organizationId, id), found(id))
+        yield* keepUnchanged([
+          ["type", input.type, before.type],
+          [["config", "destination_url"], input.config?.destination_url, before.destinationUrl],
+          [["config", "extra_headers"], input.config?.extra_headers, before.extraHeaders]
+        ], sameJson)
         const events = input.config?.events
         const changed: Array<string> = []
         if (input.name !== undefined && input.name !== before.name) changed.push("name")

@@ -116,6 +116,24 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
       .toEqual([422, [[["config", "extra_headers", "__proto__"], "unrecognized_key"]]])
   })
 
+  it("accepts a connector read and sent back whole on PATCH, but no new type, destination, headers or secret", async () => {
+    const c = (await install({ destination_url: receiver.url("/whole"), extra_headers: { "X-Shop": "one" } })).json
+    const read = (await t.req("GET", `/v1/connectors/${c.id}`)).json
+    const sentBack = await t.req("PATCH", `/v1/connectors/${c.id}`, { body: { ...read, name: "Shop again" } })
+    expect([sentBack.status, sentBack.json.name, sentBack.json.config]).toEqual([200, "Shop again", read.config])
+    const moved = await t.req("PATCH", `/v1/connectors/${c.id}`, {
+      body: { type: "shopify", config: { destination_url: receiver.url("/elsewhere"), extra_headers: { "X-Shop": "two" } } }
+    })
+    expect([moved.status, moved.json.error.details.issues.map((i: { path: unknown; code: string }) => [i.path, i.code])]).toEqual([422, [
+      [["type"], "immutable"],
+      [["config", "destination_url"], "immutable"],
+      [["config", "extra_headers"], "immutable"]
+    ]])
+    const rotated = await t.req("PATCH", `/v1/connectors/${c.id}`, { body: { config: { secret: SECRET } } })
+    expect([rotated.status, rotated.json.error.details.issues[0].path]).toEqual([422, ["config", "secret"]])
+    expect((await t.req("GET", `/v1/connectors/${c.id}`)).json).toEqual({ ...read, name: "Shop again", updatedAt: sentBack.json.updatedAt })
+  })
+
   it("refuses a type other than headless", async () => {
     const r = await install({ destination_url: "http://127.0.0.1:9/h" }, { type: "shopify" })
     expect(r.status).toBe(422)
