@@ -35,6 +35,10 @@ const REFUSED_V6_CLASSES: Record<string, string> = {
   benchmarking: "an address reserved for benchmarking"
 }
 
+// RFC 8215's local-use NAT64 prefix translates within a network of its own choosing and
+// embeds its IPv4 where no fixed offset reads it; ipaddr.js counts it as rfc6052.
+const LOCAL_USE_NAT64: Range = cidr("64:ff9b:1::/48")
+
 // ::/8 holds the unspecified and loopback addresses and the deprecated IPv4-compatible form
 // (::127.0.0.1), which some stacks still route to IPv4.
 const IPV6_LOW: Range = cidr("::/8")
@@ -51,6 +55,16 @@ const embeddedV4 = (address: ipaddr.IPv6): ipaddr.IPv4 | undefined => {
   return undefined
 }
 
+/**
+ * An IPv6 text as the URL parser writes it. ipaddr.js reads a dotted tail after `::`
+ * (`::8.8.8.8`, as a resolver may print an IPv4-compatible address) as IPv4-mapped, so that
+ * address would be judged as the IPv4 it is not. Zone ids (`fe80::1%eth0`) are left as they are.
+ */
+const canonicalV6 = (text: string): string => {
+  if (!text.includes(":") || !URL.canParse(`http://[${text}]/`)) return text
+  return new URL(`http://[${text}]/`).hostname.slice(1, -1)
+}
+
 export interface AddressGuard {
   /** Why `address` (an IP in any textual form ipaddr.js reads) may not be connected to; undefined when it may. */
   readonly refusal: (address: string) => string | undefined
@@ -64,7 +78,7 @@ export const makeAddressGuard = (allowed: ReadonlyArray<string>): AddressGuard =
   const exempt: ReadonlyArray<Range> = allowed.map((entry) => {
     const text = entry.trim()
     if (text.includes("/")) return cidr(text)
-    const address = ipaddr.process(text)
+    const address = ipaddr.process(canonicalV6(text))
     return [address, address.kind() === "ipv4" ? 32 : 128] as const
   })
 
@@ -80,6 +94,7 @@ export const makeAddressGuard = (allowed: ReadonlyArray<string>): AddressGuard =
     const v6 = address
     const cls = REFUSED_V6_CLASSES[v6.range()]
     if (cls !== undefined) return cls
+    if (inRange(v6, LOCAL_USE_NAT64)) return "a local-use NAT64 address"
     const inner = embeddedV4(v6)
     if (inner !== undefined) {
       const why = judge(inner)
@@ -92,7 +107,7 @@ export const makeAddressGuard = (allowed: ReadonlyArray<string>): AddressGuard =
     refusal: (text) => {
       const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text
       if (!ipaddr.isValid(bare)) return "not an IP address"
-      const why = judge(ipaddr.process(bare))
+      const why = judge(ipaddr.process(canonicalV6(bare)))
       return why === undefined ? undefined : `${bare} is ${why}`
     }
   }

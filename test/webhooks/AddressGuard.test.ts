@@ -115,7 +115,12 @@ describe("the webhook address guard", () => {
     ["192.0.0.8", "192.0.0.8 is an address reserved for protocol assignments"],
     ["198.18.0.1", "198.18.0.1 is an address reserved for benchmarking"],
     ["240.0.0.1", "240.0.0.1 is a reserved address"],
-    ["64:ff9b::a00:1", "64:ff9b::a00:1 is a private address (10.0.0.1 inside rfc6052)"]
+    ["64:ff9b::a00:1", "64:ff9b::a00:1 is a private address (10.0.0.1 inside rfc6052)"],
+    // A resolver prints an IPv4-compatible address with a dotted tail: still ::/8, not IPv4-mapped.
+    ["::8.8.8.8", "::8.8.8.8 is a reserved address"],
+    ["[::8.8.8.8]", "::8.8.8.8 is a reserved address"],
+    // RFC 8215 local use: 10.0.0.1 at the /48 offsets, 8.8.8.8 where the /96 form would be read.
+    ["64:ff9b:1:a00:0:100:808:808", "64:ff9b:1:a00:0:100:808:808 is a local-use NAT64 address"]
   ])("says in plain words why %s is refused", (address, why) => {
     expect(makeAddressGuard([]).refusal(address)).toBe(why)
   })
