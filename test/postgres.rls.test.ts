@@ -269,6 +269,32 @@ describe.runIf(available)("postgres row-level security", () => {
         expect(owned).toEqual([])
       }))
 
+    it.effect("lets a tenant read users but not write them: a user may be another organization's member", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const uow = yield* UnitOfWork
+        const [a, b] = ["01900000-0000-7000-8000-0000000002a0", "01900000-0000-7000-8000-0000000002b0"]
+        const user = "01900000-0000-7000-8000-0000000002b1"
+        for (const [i, id] of [a, b].entries()) {
+          yield* sql`insert into organizations ${sql.insert({ id, name: `Users ${i}`, slug: `users-${i}`, createdAt: "t", updatedAt: "t" })}`
+        }
+        yield* sql`insert into users ${sql.insert({ id: user, email: "member@b.example", createdAt: "t", updatedAt: "t" })}`
+        yield* sql`insert into memberships ${sql.insert({ organizationId: b, userId: user, role: "admin", createdAt: "t" })}`
+        const refusal = (statement: Effect.Effect<unknown, unknown>) =>
+          Effect.map(Effect.exit(uow.tenant(a, statement)), (exit) => {
+            if (Exit.isSuccess(exit)) return "written"
+            const defect = Cause.squash(exit.cause)
+            return String(defect instanceof SqlError ? defect.cause : defect)
+          })
+        expect(yield* uow.tenant(a, sql`select email from users where id = ${user}`)).toEqual([{ email: "member@b.example" }])
+        expect(yield* refusal(sql`delete from users where id = ${user}`)).toContain("permission denied")
+        expect(yield* refusal(sql`update users set email = 'someone@a.example' where id = ${user}`)).toContain("permission denied")
+        expect(yield* refusal(sql`insert into users ${sql.insert({ id: "01900000-0000-7000-8000-0000000002a1", email: null, createdAt: "t", updatedAt: "t" })}`))
+          .toContain("permission denied")
+        expect(yield* sql`select u.email, m.organization_id from users u join memberships m on m.user_id = u.id where u.id = ${user}`)
+          .toEqual([{ email: "member@b.example", organizationId: b }])
+      }))
+
     it.effect("refuses in the database a record that names another organization's record, whatever the application checks", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient

@@ -30,6 +30,7 @@ import webhookQueue from "./0033_webhook_queue.js"
 import tenantForeignKeys from "./0034_tenant_foreign_keys.js"
 import zeroWidthSpaceNameKeys from "./0035_zero_width_space_name_keys.js"
 import richTextBrackets from "./0036_rich_text_brackets.js"
+import usersReadOnly from "./0037_users_read_only.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -64,5 +65,6 @@ export const migrations = {
   "33_webhook_queue": webhookQueue,
   "34_tenant_foreign_keys": tenantForeignKeys,
   "35_zero_width_space_name_keys": zeroWidthSpaceNameKeys,
-  "36_rich_text_brackets": richTextBrackets
+  "36_rich_text_brackets": richTextBrackets,
+  "37_users_read_only": usersReadOnly
 }
