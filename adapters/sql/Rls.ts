@@ -16,6 +16,13 @@ export const ensureAppRole = Effect.gen(function*() {
         yield* sql.unsafe(`DO $$ BEGIN
           CREATE ROLE ${APP_ROLE} NOLOGIN;
         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`)
+        // A login role that is no superuser may drop to the role only as its member, which
+        // creating it does not make it (Postgres 16 makes it one that cannot SET it).
+        yield* sql.unsafe(`DO $$ BEGIN
+          IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+            EXECUTE format('GRANT ${APP_ROLE} TO %I', current_user);
+          END IF;
+        END $$`)
         yield* sql.unsafe(`GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`)
         yield* sql.unsafe(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${APP_ROLE}`)
         yield* sql.unsafe(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO ${APP_ROLE}`)

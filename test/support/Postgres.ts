@@ -51,6 +51,22 @@ export const freshDatabaseWith = (options: string) => Effect.acquireRelease(
 
 export const freshDatabase = freshDatabaseWith("")
 
+/**
+ * A login role `catalog_owner_<random>` with `attributes` (`CREATEROLE BYPASSRLS`, say) for the
+ * life of the scope, and a fresh database it owns; answers the database's URL as that role.
+ */
+export const freshOwnedDatabase = (attributes: string) =>
+  Effect.gen(function*() {
+    const role = `catalog_owner_${randomBytes(6).toString("hex")}`
+    const asAdmin = (statement: string) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin), Effect.orDie)
+    // Made before its database, so dropped after it.
+    yield* Effect.acquireRelease(asAdmin(`CREATE ROLE ${role} LOGIN ${attributes}`), () => asAdmin(`DROP ROLE IF EXISTS ${role}`))
+    const url = new URL(yield* freshDatabaseWith(`OWNER ${role}`))
+    url.username = role
+    return url.toString()
+  })
+
 /** Every storage port on a fresh, migrated Postgres database. */
 export const postgresStorage = Layer.unwrapScoped(Effect.map(freshDatabase, (url) => PostgresStorage.layer(url, 5)))
 
