@@ -6,7 +6,7 @@ import { OrganizationGone, StorageUnavailable } from "../../core/shared/Errors.j
 import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { atOneInstant } from "../../core/shared/WriteInstant.js"
 import { APP_ROLE } from "./Rls.js"
-import { isLockedElsewhere, isWorthRunningAgain, unavailableReason, untilUnlocked } from "./SqlErrors.js"
+import { isForeignKeyViolation, isLockedElsewhere, isWorthRunningAgain, unavailableReason, untilUnlocked } from "./SqlErrors.js"
 import { isUuid } from "../../core/shared/Fields.js"
 
 /**
@@ -133,9 +133,10 @@ export const make = Effect.gen(function*() {
   // A write into an organization deleted since its credentials were resolved fails on the
   // organization's foreign key, run after run; that is told apart from a fault by looking for
   // the organization. (A run again first lets checks that find a deleted record answer 404.)
+  // Another fault keeps its own error: a transaction creating its organization finds none either.
   const organizationGone = (organizationId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.catchAllCause(effect, (cause) =>
-      [...Cause.defects(cause)].some((d) => d instanceof SqlError)
+      [...Cause.defects(cause)].some((d) => d instanceof SqlError && isForeignKeyViolation(d))
         ? Effect.matchCauseEffect(system(Effect.orDie(sql`select 1 as found from organizations where id = ${organizationId}`)), {
           onFailure: () => Effect.failCause(cause),
           onSuccess: (rows) => (rows.length === 0 ? Effect.die(new OrganizationGone({ organizationId })) : Effect.failCause(cause))

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { assert, expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, type Layer, Option, Schema, Stream, TestClock } from "effect"
@@ -248,6 +249,17 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
         expect(defects[0]).toBeInstanceOf(OrganizationGone)
         expect(defects[0]).toMatchObject({ organizationId: doomed.organization.id })
       }
+    }))
+
+  it.effect("keeps a fault's own error in a transaction whose organization does not exist yet, as one creating it", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const uow = yield* UnitOfWork
+      const exit = yield* Effect.exit(uow.tenant("01900000-0000-7000-8000-0000000003a0", sql`select * from no_such_table`))
+      assert(Exit.isFailure(exit))
+      const defects = [...Cause.defects(exit.cause)]
+      expect(defects).toHaveLength(1)
+      expect(defects[0]).toBeInstanceOf(SqlError)
     }))
 
   it.effect("exports a tenant in one shape on every database, without credentials or outbox bookkeeping", () =>
