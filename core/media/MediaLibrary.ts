@@ -124,6 +124,8 @@ export const makeMediaLibrary = Effect.gen(function*() {
         // A part without a name (no Content-Disposition, or one without `name`) has the empty key.
         if (part.key === "") return ValidationFailed.one([], "every part needs a name: file, alt or position", "unrecognized_key")
         if (part._tag === "Field") {
+          // A part without a file name is read as text: `curl -F file=<photo.jpg` sends one.
+          if (part.key === "file") return ValidationFailed.one(["file"], "file must be sent as a file: its Content-Disposition needs a filename", "invalid_type")
           if (!FIELDS.has(part.key)) return ValidationFailed.one([part.key], `unknown field ${part.key}`, "unrecognized_key")
           if (part.key in fields) return ValidationFailed.one([part.key], `${part.key} is sent twice`, "duplicate_field")
           // Form fields miss the host's check of JSON text: refused here as that check refuses them.

@@ -259,6 +259,10 @@ describe("media over HTTP", () => {
       expect([refused.status, refused.json.error.details.issues]).toEqual([422, [{ path: [], message: "every part needs a name: file, alt or position", code: "unrecognized_key" }]])
     }
     expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toHaveLength(3)
+    // A part named file without a file name is text, as `curl -F file=<a.txt` sends it: not an unknown field.
+    const textFile = ["--XyZ", 'Content-Disposition: form-data; name="file"', "", "hello", "--XyZ--", ""].join("\r\n")
+    const asText = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: textFile, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+    expect([asText.status, asText.json.error.details.issues]).toEqual([422, [{ path: ["file"], message: "file must be sent as a file: its Content-Disposition needs a filename", code: "invalid_type" }]])
     // curl and fetch send a tab or another control character in the quoted name as it is.
     const controlled = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a\tb\u0001c.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
     const tabbed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: controlled, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
