@@ -11,6 +11,7 @@ import { nestsDeeperThan } from "./JsonDepth.js"
 import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
 import { ContentPagesAuth } from "./content/Auth.js"
+import { isFormDataType } from "./media/Utf8Filenames.js"
 import { mayHoldUnstorable, unstorableParams, unstorableStringsBesides } from "./StorableText.js"
 import { MAX_JSON_DEPTH, type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
@@ -50,7 +51,6 @@ const isJson = (text: string) => Either.isRight(Either.try(() => JSON.parse(text
 
 const tooLarge = (limit: number) => json(413, envelope("FST_ERR_CTP_BODY_TOO_LARGE", `request body is larger than ${limit} bytes`))
 
-const isMultipartType = (type: string) => type.startsWith("multipart/form-data")
 const unsupported = (message: string) => json(415, envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", message))
 const unsupportedType = (type: string) => unsupported(`unsupported media type: ${type || "(none)"}`)
 const emptyForm = json(422, envelope("validation_failed", "the body is not a valid multipart/form-data upload", {
@@ -75,8 +75,8 @@ const refuseEmptyForm = (route: RouteKind, type: string): Option.Option<HttpServ
 const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKind): Option.Option<HttpServerResponse.HttpServerResponse> => {
   const type = (request.headers["content-type"] ?? "").toLowerCase()
   // HttpApi would wait for the parts of a form that has no body, and never answer.
-  if (!hasBody(request)) return isMultipartType(type) ? refuseEmptyForm(route, type) : Option.none()
-  const multipart = isMultipartType(type) && route === "takes a form"
+  if (!hasBody(request)) return isFormDataType(type) ? refuseEmptyForm(route, type) : Option.none()
+  const multipart = isFormDataType(type) && route === "takes a form"
   // Only application/json: HttpApi reads any other type (`application/merge-patch+json`) as
   // bytes, after this middleware has already read the body as text.
   if (!multipart && !isJsonType(type)) {
@@ -149,7 +149,7 @@ const checkText = (request: HttpServerRequest.HttpServerRequest, known: KnownRou
       if (inQuery.length > 0) return Option.some(refused(inQuery))
     }
     const type = (request.headers["content-type"] ?? "").toLowerCase()
-    if (isMultipartType(type)) return Option.none()
+    if (isFormDataType(type)) return Option.none()
     if (!hasBody(request)) return isJsonType(type) && readsJsonBody(request, route) ? Option.some(emptyJson) : Option.none()
     const read = yield* readWithin(request, JSON_BODY_LIMIT)
     if (Either.isLeft(read) && read.left === "too large") return Option.some(tooLarge(JSON_BODY_LIMIT))

@@ -196,6 +196,13 @@ describe("media over HTTP", () => {
     expect([json.status, json.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
     const noBoundary = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: "x", headers: { "content-type": "multipart/form-data" } })
     expect(noBoundary.status).toBe(422)
+    // Only multipart/form-data itself: a type that merely begins with its name is another type.
+    const form = ["--b", 'Content-Disposition: form-data; name="file"; filename="x.bin"', "", "x", "--b--", ""].join("\r\n")
+    for (const type of ["multipart/form-datax; boundary=b", "multipart/form-data-2; boundary=b"]) {
+      const lookalike = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: form, headers: { "content-type": type } })
+      expect([type, lookalike.status, lookalike.json.error.code]).toEqual([type, 415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    }
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toEqual([])
   })
 
   it("keeps a file name sent as raw UTF-8, as browsers and fetch send it, across every script", async () => {

@@ -7,7 +7,7 @@ import { TooLarge, ValidationFailed } from "../../../core/shared/Errors.js"
 import { CatalogApi } from "../Api.js"
 import { envelope } from "../Errors.js"
 import { guardMultipartParser } from "./MultipartGuard.js"
-import { boundaryOf } from "./Utf8Filenames.js"
+import { boundaryOf, isFormDataType } from "./Utf8Filenames.js"
 
 const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
 /** The parser's refusal of a part whose Content-Disposition names none (`form-data; filename="a.txt"`). */
@@ -67,7 +67,7 @@ export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
       .handle("upload", ({ path, payload, request }) => {
         // The parser cannot even start on another body: answer before it is asked to.
         const type = (request.headers["content-type"] ?? "").toLowerCase()
-        if (!type.startsWith("multipart/form-data")) {
+        if (!isFormDataType(type)) {
           return Effect.succeed(HttpServerResponse.unsafeJson(
             envelope("FST_ERR_CTP_INVALID_MEDIA_TYPE", "uploads are multipart/form-data with one file part"),
             { status: 415 }

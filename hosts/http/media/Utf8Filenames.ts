@@ -23,6 +23,9 @@ const MAX_NAME = 1024
 
 type Mode = "first-line" | "preamble" | "headers" | "body" | "passthrough" | "epilogue"
 
+/** Whether a lower-cased content type is `multipart/form-data`, with or without parameters (not `multipart/form-datax`). */
+export const isFormDataType = (type: string): boolean => /^multipart\/form-data\s*(;|$)/.test(type)
+
 /** The boundary of a `multipart/form-data` content type, if it names one. */
 export const boundaryOf = (contentType: string | undefined): string | undefined => {
   const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? "")
