@@ -239,6 +239,14 @@ describe("media over HTTP", () => {
     ]) {
       expect(await send(disposition!)).toEqual([201, filename, "application/octet-stream", "application/octet-stream"])
     }
+    // A type that is not a media type counts as none; one that is, is kept lower-cased.
+    const typed = async (type: string) => {
+      const rawBody = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a.bin"', `Content-Type: ${type}`, "", "hello", "--XyZ--", ""].join("\r\n")
+      const r = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+      return [type, r.status, r.json.contentType, "warnings" in r.json]
+    }
+    for (const type of ["image", "image/png x", "a/b/c"]) expect(await typed(type)).toEqual([type, 201, "application/octet-stream", false])
+    expect(await typed("Image/PNG; q=1")).toEqual(["Image/PNG; q=1", 201, "image/png", false])
   })
 
   it("completes an upload with warnings for an empty file and for a file name it changed, and none otherwise", async () => {
