@@ -56,7 +56,7 @@ const cleanFilename = (name: string): string => {
   const base = name.split(/[\\/]/).pop() ?? ""
   // Characters, not UTF-16 units: a cut inside an emoji would leave half of it, which
   // Postgres refuses in the event's JSON.
-  const clean = Array.from(base.replace(/[\u0000-\u001f\u007f]/g, "").trim()).slice(0, 255).join("")
+  const clean = Array.from(base.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim()).slice(0, 255).join("")
   return clean.length > 0 ? clean : "file"
 }
 

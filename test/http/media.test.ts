@@ -282,6 +282,12 @@ describe("media over HTTP", () => {
     const controlled = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a\tb\u0001c.txt"', "", "hello", "--XyZ--", ""].join("\r\n")
     const tabbed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: controlled, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
     expect([tabbed.status, tabbed.json.filename, tabbed.json.warnings?.map((w: { code: string }) => w.code)]).toEqual([201, "abc.txt", ["filename_changed"]])
+    // C1 control characters too (U+0080 to U+009F, such as NEL), sent as UTF-8 or as Latin-1.
+    for (const encoding of ["utf8", "latin1"] as const) {
+      const c1 = Buffer.from(["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a\u0085b\u009fc.txt"', "", "hello", "--XyZ--", ""].join("\r\n"), encoding)
+      const nel = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: c1, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+      expect([encoding, nel.status, nel.json.filename, nel.json.warnings?.map((w: { code: string }) => w.code)]).toEqual([encoding, 201, "abc.txt", ["filename_changed"]])
+    }
     // A name that is not UTF-8 is read as the Latin-1 a legacy client sends.
     const latin1 = Buffer.from(["--XyZ", 'Content-Disposition: form-data; name="file"; filename="caf\u00e9.txt"', "", "hello", "--XyZ--", ""].join("\r\n"), "latin1")
     const legacy = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: latin1, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
