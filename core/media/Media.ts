@@ -1,5 +1,5 @@
 import { Schema, type Stream } from "effect"
-import { IntegerText, maxCharacters, POSITION_FROM_ZERO, PositionFromZero, Timestamp, Uuid } from "../shared/Fields.js"
+import { IntegerText, MAX_POSITION, maxCharacters, POSITION_FROM_ZERO, PositionFromZero, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Uploads are refused past this many bytes: the specification's 100 MB, in bytes as the SI counts them. */
 export const MAX_MEDIA_BYTES = 100_000_000
@@ -69,7 +69,9 @@ export type UpdateMedia = typeof UpdateMedia.Type
 /** The form fields an upload may carry besides `file`, as text. */
 export const UploadFields = Schema.Struct({
   alt: Schema.optional(Alt),
-  position: Schema.optional(IntegerText(POSITION_FROM_ZERO).pipe(Schema.compose(PositionFromZero)))
+  position: Schema.optional(
+    IntegerText(POSITION_FROM_ZERO, `an integer from 0 to ${MAX_POSITION}; one past the product's last media when absent`).pipe(Schema.compose(PositionFromZero))
+  )
 })
 
 /** One part of a multipart upload, as the host hands it over. */

@@ -47,6 +47,10 @@ describe("probes and release", () => {
       expect([path, params.filter((p) => p.name === "limit" || p.name === "offset").map((p) => p.description)])
         .toEqual([path, ["an integer from 1 to 200; 50 when absent", "an integer from 0 to 9007199254740991; 0 when absent"]])
     }
+    // So are an upload's fields, as the upload checks them.
+    const form = spec.json.paths["/v1/products/{id}/media"].post.requestBody.content["multipart/form-data"].schema.properties
+    expect([form.alt.maxLength, form.position.description, form.position.pattern])
+      .toEqual([1000, "an integer from 0 to 2147483647; one past the product's last media when absent", "^-?\\d+$"])
     // Each operation lists the refusals it can answer, as the specification's tables do.
     const edge = ["400", "413", "415"]
     const statuses = (path: string, method: string) =>

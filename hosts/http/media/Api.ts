@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
 import { Option, Schema } from "effect"
-import { MAX_MEDIA_BYTES, Media, MediaList, UpdateMedia, UploadedMedia } from "../../../core/media/Media.js"
+import { MAX_MEDIA_BYTES, Media, MediaList, UpdateMedia, UploadedMedia, UploadFields } from "../../../core/media/Media.js"
 import { strict, Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { NotFoundWire, TooLargeWire } from "../Errors.js"
@@ -13,11 +13,8 @@ const MediaQuery = Schema.Struct(pageParams(200)).annotations(strict)
 
 /** The upload form: one `file`, optional `alt` and `position`. Read as a stream, never buffered. */
 export const UploadForm = HttpApiSchema.MultipartStream(
-  Schema.Struct({
-    file: Multipart.SingleFileSchema,
-    alt: Schema.optional(Schema.String),
-    position: Schema.optional(Schema.String)
-  }),
+  // The fields as the upload checks them, so that the document states their bounds.
+  Schema.Struct({ file: Multipart.SingleFileSchema, ...UploadFields.fields }),
   // The parser counts a few bytes past the file's own; the blob store enforces the exact limit.
   // A part with a file name is a file whatever its type: the parser would read an
   // `application/json` file as a text field.
