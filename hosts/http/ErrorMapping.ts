@@ -78,8 +78,9 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest, route: RouteKin
   if (!hasBody(request)) return isFormDataType(type) ? refuseEmptyForm(route, type) : Option.none()
   const multipart = isFormDataType(type) && route === "takes a form"
   // Only application/json: HttpApi reads any other type (`application/merge-patch+json`) as
-  // bytes, after this middleware has already read the body as text.
-  if (!multipart && !isJsonType(type)) {
+  // bytes, after this middleware has already read the body as text. An upload takes only a
+  // form: its JSON body is not read, to be refused as too large or for what it holds.
+  if (!multipart && (route === "takes a form" || !isJsonType(type))) {
     return Option.some(unsupportedType(type))
   }
   // Bodies are read as UTF-8 bytes as sent: a compressed or UTF-16 one would be refused as

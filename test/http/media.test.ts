@@ -194,6 +194,11 @@ describe("media over HTTP", () => {
     expect(blobFiles().filter((name) => name.endsWith(".part"))).toEqual([])
     const json = await t.req("POST", `/v1/products/${lamp}/media`, { body: { file: "x" } })
     expect([json.status, json.json.error.code]).toEqual([415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    // Whatever the JSON holds, and however large: an upload never reads it.
+    for (const rawBody of ['{"alt":"\\u0000"}', "{", JSON.stringify({ alt: "a".repeat(11 * 1024 * 1024) })]) {
+      const refused = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody, headers: { "content-type": "application/json" } })
+      expect([rawBody.slice(0, 12), refused.status, refused.json.error.code]).toEqual([rawBody.slice(0, 12), 415, "FST_ERR_CTP_INVALID_MEDIA_TYPE"])
+    }
     const noBoundary = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: "x", headers: { "content-type": "multipart/form-data" } })
     expect(noBoundary.status).toBe(422)
     // Only multipart/form-data itself: a type that merely begins with its name is another type.
