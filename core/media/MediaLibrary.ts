@@ -67,7 +67,7 @@ const uploadWarnings = (sentFilename: string, stored: Media): Array<UploadWarnin
   if (stored.filename !== sentFilename) {
     warnings.push({
       path: ["file"],
-      message: `the file name is stored as ${JSON.stringify(stored.filename)}: without directories or control characters, at most 255 characters`,
+      message: `the file name is stored as ${JSON.stringify(stored.filename)}: without directories, control characters or white space around it, at most 255 characters`,
       code: "filename_changed"
     })
   }

@@ -268,6 +268,14 @@ describe("media over HTTP", () => {
     expect([raw.status, raw.json.filename, raw.json.warnings.map((w: { path: unknown; code: string }) => [w.path, w.code])])
       .toEqual([201, "a.txt", [[["file"], "filename_changed"]]])
     expect(raw.json.warnings.every((w: { message: unknown }) => typeof w.message === "string" && w.message.length > 0)).toBe(true)
+    // The message names each change the name may have had, the white space trimmed from it too.
+    const spacedBody = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename=" a.txt "', "", "hello", "--XyZ--", ""].join("\r\n")
+    const spaced = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: spacedBody, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+    expect([spaced.status, spaced.json.filename, spaced.json.warnings]).toEqual([201, "a.txt", [{
+      path: ["file"],
+      message: 'the file name is stored as "a.txt": without directories, control characters or white space around it, at most 255 characters',
+      code: "filename_changed"
+    }]])
     // A part that names nothing is refused as such, not as a field of the empty name.
     const nameless = ["--XyZ", "Content-Type: text/plain", "", "hello", "--XyZ--", ""].join("\r\n")
     const unnamed = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: nameless, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
@@ -278,7 +286,7 @@ describe("media over HTTP", () => {
       const refused = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: noName, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
       expect([refused.status, refused.json.error.details.issues]).toEqual([422, [{ path: [], message: "every part needs a name: file, alt or position", code: "unrecognized_key" }]])
     }
-    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toHaveLength(3)
+    expect((await t.req("GET", `/v1/products/${lamp}/media`)).json.data).toHaveLength(4)
     // A part named file without a file name is text, as `curl -F file=<a.txt` sends it: not an unknown field.
     const textFile = ["--XyZ", 'Content-Disposition: form-data; name="file"', "", "hello", "--XyZ--", ""].join("\r\n")
     const asText = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: textFile, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
