@@ -8,12 +8,13 @@ import { Authentication, type ResolvedTenant } from "../../core/tenancy/Authenti
 import type { Principal } from "../../core/tenancy/Principal.js"
 import { ForbiddenWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 
-const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+/** The token of `Authorization: Bearer <token>`; undefined without the header, none for any other form of it. */
+const bearerOf = (request: HttpServerRequest.HttpServerRequest): Option.Option<string | undefined> => {
   const header = request.headers["authorization"]
-  if (header === undefined) return undefined
+  if (header === undefined) return Option.some(undefined)
   // Spaces and tabs only, as HTTP has them: `\s` would take a no-break space for one too.
   const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(header)
-  return match?.[1] ?? ""
+  return Option.fromNullable(match?.[1])
 }
 
 /** How many `Authorization` lines the request has: Node keeps only the first in `headers`. */
@@ -32,7 +33,11 @@ const authorizationLines = (request: HttpServerRequest.HttpServerRequest): numbe
 const principalOf = (auth: typeof Authentication.Service, request: HttpServerRequest.HttpServerRequest) =>
   authorizationLines(request) > 1
     ? Effect.fail(new Unauthenticated({ message: "more than one Authorization header" }))
-    : auth.principal(bearerOf(request))
+    : Option.match(bearerOf(request), {
+      // Another scheme or a token of two words is not "missing": say what the header must be.
+      onNone: () => Effect.fail(new Unauthenticated({ message: "the Authorization header must be Bearer and one token" })),
+      onSome: auth.principal
+    })
 
 /** Resolves the credentials of a catalog request into the organization it acts in. */
 export class TenantAuth extends HttpApiMiddleware.Tag<TenantAuth>()("TenantAuth", {

@@ -74,6 +74,13 @@ describe("authentication", () => {
       const r = await host.request("GET", "/v1/me", { headers: { authorization: header } })
       expect([header, r.status, r.json.error?.code]).toEqual([header, 401, "unauthenticated"])
     }
+    // A header of another form is named as such, not answered as if none had been sent.
+    for (const header of ["Bearer", `Basic ${t.apiKey}`, t.apiKey, `Bearer ${t.apiKey} ${t.apiKey}`]) {
+      const r = await host.request("GET", "/v1/me", { headers: { authorization: header } })
+      expect([header, r.json.error.message]).toEqual([header, "the Authorization header must be Bearer and one token"])
+    }
+    const none = await host.request("GET", "/v1/me")
+    expect([none.status, none.json.error.message]).toEqual([401, "missing credentials"])
     // Node keeps the first of two header lines: either key alone would act, so neither does.
     const url = new URL(host.baseUrl)
     const twice = async (first: string, second: string, method = "GET", path = "/v1/me") => {
