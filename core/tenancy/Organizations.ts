@@ -35,6 +35,8 @@ export class Organizations extends Context.Tag("catalog/Organizations")<Organiza
     input: CreateOrganization,
     creator: Principal
   ) => Effect.Effect<Organization, Forbidden | NotFound | ValidationFailed>
+  /** Refuses a caller that may not create organizations at all, whatever it would send: `create` asks it too. */
+  readonly mayCreate: (creator: Principal) => Effect.Effect<void, Forbidden>
   /** Ensures the single-tenant bootstrap organization exists (idempotent); answers it. */
   readonly ensureBootstrap: (slug: string) => Effect.Effect<Organization, Conflict>
   readonly current: Effect.Effect<OrganizationDetails, NotFound, CurrentTenant>
@@ -48,6 +50,12 @@ export class Organizations extends Context.Tag("catalog/Organizations")<Organiza
     confirm: string
   ) => Effect.Effect<OrganizationDeleted, Forbidden | NotFound | ValidationFailed, CurrentTenant>
 }>() {}
+
+/** Only an admin's session may delete its organization: an editor's or an API key never may, whatever it sends. */
+export const mayDelete = (tenant: Context.Tag.Service<CurrentTenant>): Effect.Effect<void, Forbidden> =>
+  tenant.actor.type === "user" && tenant.role === "admin"
+    ? Effect.void
+    : Effect.fail(new Forbidden({ message: "only an admin of the organization can delete it" }))
 
 const slugTaken = takenAs(["slug"], "the slug is taken by another organization")
 
@@ -103,7 +111,7 @@ export const makeOrganizations = Effect.gen(function*() {
       return { invited: email.toLowerCase() }
     })
 
-  const create = (input: CreateOrganization, creator: Principal) =>
+  const mayCreate = (creator: Principal) =>
     Effect.gen(function*() {
       if (settings.tenancy === "single") {
         return yield* new Forbidden({ message: "this deployment serves a single organization" })
@@ -116,11 +124,16 @@ export const makeOrganizations = Effect.gen(function*() {
           if (memberships.length === 0) {
             return yield* new Forbidden({ message: "only a member of an organization can create another" })
           }
-          break
+          return
         }
         case "Service":
-          break
+          return
       }
+    })
+
+  const create = (input: CreateOrganization, creator: Principal) =>
+    Effect.gen(function*() {
+      yield* mayCreate(creator)
       const id = yield* crypto.uuid
       return yield* uow.tenant(
         id,
@@ -232,9 +245,7 @@ export const makeOrganizations = Effect.gen(function*() {
       const tenant = yield* CurrentTenant
       // Another organization's id is answered like a missing one: never confirm it exists.
       if (id !== tenant.organizationId) return yield* new NotFound({ entity: "organization", id })
-      if (tenant.actor.type !== "user" || tenant.role !== "admin") {
-        return yield* new Forbidden({ message: "only an admin of the organization can delete it" })
-      }
+      yield* mayDelete(tenant)
       const row = yield* uow.tenant(id, repo.findById(id))
       if (Option.isNone(row)) return yield* new NotFound({ entity: "organization", id })
       const organization = row.value.organization
@@ -284,7 +295,7 @@ export const makeOrganizations = Effect.gen(function*() {
       // deletion was acted on after it, and kept the tenant's files and cached keys.
     }).pipe(Effect.uninterruptible)
 
-  return Organizations.of({ create, ensureBootstrap, current, updateCurrent, delete: remove })
+  return Organizations.of({ create, mayCreate, ensureBootstrap, current, updateCurrent, delete: remove })
 })
 
 export const OrganizationsLive = Layer.effect(Organizations, makeOrganizations)

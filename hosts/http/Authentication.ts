@@ -5,6 +5,7 @@ import { CatalogSettings } from "../../core/shared/CatalogSettings.js"
 import { Forbidden, Unauthenticated } from "../../core/shared/Errors.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Authentication, type ResolvedTenant } from "../../core/tenancy/Authentication.js"
+import { Organizations } from "../../core/tenancy/Organizations.js"
 import type { Principal } from "../../core/tenancy/Principal.js"
 import { ForbiddenWire, UnauthenticatedWire, ValidationFailedWire } from "./Errors.js"
 
@@ -74,6 +75,7 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
       const auth = yield* Authentication
       const crypto = yield* Crypto
       const settings = yield* CatalogSettings
+      const organizations = yield* Organizations
       return Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         // The routes behind this middleware are `GET /v1/me` and `POST /v1/organizations`.
@@ -90,6 +92,8 @@ export const CallerAuthLive = (serviceKey: Option.Option<Redacted.Redacted>) =>
           return { principal: { _tag: "Service" } as const, tenant: Option.none() }
         }
         const principal = yield* principalOf(auth, request)
+        // A caller that may create none is told so before its body is read, not after fixing it.
+        if (isOrgCreate) yield* organizations.mayCreate(principal)
         const header = request.headers["x-organization-id"]
         if (principal._tag === "User" && header === undefined) return { principal, tenant: Option.none() }
         return { principal, tenant: Option.some(yield* auth.tenant(principal, header)) }

@@ -12,6 +12,7 @@ import { type KnownRoute, knownRoute, type RouteKind } from "./KnownRoutes.js"
 import { CallerAuth, TenantAuth } from "./Authentication.js"
 import { ContentPagesAuth } from "./content/Auth.js"
 import { isFormDataType } from "./media/Utf8Filenames.js"
+import { OrganizationAdmin } from "./tenancy/Auth.js"
 import { mayHoldUnstorable, unstorableParams, unstorableStringsBesides } from "./StorableText.js"
 import { MAX_JSON_DEPTH, type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
@@ -198,7 +199,8 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
   const guards = new Map<string, Guard>([
     [TenantAuth.key, (yield* TenantAuth) as Guard],
     [CallerAuth.key, (yield* CallerAuth) as Guard],
-    [ContentPagesAuth.key, (yield* ContentPagesAuth) as Guard]
+    [ContentPagesAuth.key, (yield* ContentPagesAuth) as Guard],
+    [OrganizationAdmin.key, (yield* OrganizationAdmin) as Guard]
   ])
   /** The refusal, once the route's middleware has passed the request; its failure otherwise. */
   // The middleware's own refusals are answered here: the API declares them per route, not for every route.

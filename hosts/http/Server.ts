@@ -14,6 +14,7 @@ import { AuditLive } from "./audit/Http.js"
 import { CallerAuthLive, TenantAuthLive } from "./Authentication.js"
 import { ConnectorsLive } from "./connectors/Http.js"
 import { ContentPagesAuthLive } from "./content/Auth.js"
+import { OrganizationAdminLive } from "./tenancy/Auth.js"
 import { ContentPagesLive } from "./content/Http.js"
 import { VariantsLive } from "./variants/Http.js"
 import { RelationshipsLive } from "./relationships/Http.js"
@@ -69,8 +70,8 @@ const bootstrap = (config: HostConfig) =>
     )
   )
 
-/** The middlewares of the routes: credentials, the organization, the content-pages feature. */
-const guards = (config: HostConfig) => Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive)
+/** The middlewares of the routes: credentials, the organization, the content-pages feature, the admin's right to delete. */
+const guards = (config: HostConfig) => Layer.mergeAll(TenantAuthLive, CallerAuthLive(config.serviceKey), ContentPagesAuthLive, OrganizationAdminLive)
 
 const handlers = (guarded: ReturnType<typeof guards>) =>
   Layer.mergeAll(

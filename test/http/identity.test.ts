@@ -211,6 +211,24 @@ describe("organizations", () => {
     expect(byKey.status).toBe(403)
   })
 
+  it("refuses a caller that may not create or delete organizations with 403 before reading its body", async () => {
+    const t = await host.tenant()
+    const stranger = host.session(uuid(), undefined)
+    const json = { "content-type": "application/json" }
+    const attempts = [
+      ["POST", "/v1/organizations", t.apiKey],
+      ["POST", "/v1/organizations", stranger],
+      ["DELETE", `/v1/organizations/${t.organization.id}`, t.apiKey],
+      ["DELETE", "/v1/organizations/not-a-uuid", t.apiKey]
+    ] as const
+    for (const [method, path, auth] of attempts) {
+      for (const rawBody of ["{}", "{bad"]) {
+        const r = await host.request(method, path, { auth, rawBody, headers: json })
+        expect([method, path, rawBody, r.status, r.json.error.code]).toEqual([method, path, rawBody, 403, "forbidden"])
+      }
+    }
+  })
+
   it("seats a member's initialAdmin beside the member, or invites its email", async () => {
     const t = await host.tenant()
     const colleague = await host.tenant()

@@ -15,6 +15,7 @@ import {
 import { CallerAuth, TenantAuth } from "../Authentication.js"
 import { everyIssue } from "../EveryIssue.js"
 import { NoQuery } from "../ClosedQuery.js"
+import { OrganizationAdmin } from "./Auth.js"
 
 export const IdPath = Schema.Struct({ id: Uuid })
 
@@ -43,6 +44,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       .setPath(IdPath)
       .setPayload(everyIssue(DeleteOrganization))
       .addSuccess(OrganizationDeleted)
+      .middleware(OrganizationAdmin)
   .addError(NotFoundWire))
   .middleware(TenantAuth)
 {}
