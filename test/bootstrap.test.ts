@@ -6,8 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { ApiKeyRepository } from "../core/tenancy/ApiKeyRepository.js"
-import { ensureSingleTenant } from "../core/tenancy/Bootstrap.js"
-import { catalogLayer, MemoryWebhookSender, PostgresStorage, SqliteStorage, type Storage } from "../index.js"
+import { BootstrapKeyElsewhere, ensureSingleTenant } from "../core/tenancy/Bootstrap.js"
+import { ApiKeys, catalogLayer, MemoryWebhookSender, Organizations, PostgresStorage, SqliteStorage, type Storage } from "../index.js"
 import { freshDatabase, postgresAvailable } from "./support/Postgres.js"
 
 const withPostgres = await postgresAvailable()
@@ -75,4 +75,22 @@ describe("two processes starting at once on a new single-tenant database", () =>
 describe.runIf(withPostgres)("two processes starting at once on a new single-tenant Postgres database", () => {
   it.live("print one bootstrap key between them", () =>
     printsOneKey(Effect.scoped(Effect.flatMap(freshDatabase, (url) => startTogether(() => PostgresStorage.layer(url, 5))))))
+})
+
+describe("a configured bootstrap key another organization holds", () => {
+  it.effect("stops the start instead of leaving the key acting in that organization", () =>
+    Effect.gen(function*() {
+      const organizations = yield* Organizations
+      const apiKeys = yield* ApiKeys
+      const admin = { email: "admin@example.com" }
+      const first = yield* organizations.create({ name: "First", slug: "first", initialAdmin: admin }, { _tag: "Service" })
+      yield* organizations.create({ name: "Second", slug: "second", initialAdmin: admin }, { _tag: "Service" })
+      const key = `pim_${"k".repeat(43)}`
+      yield* apiKeys.ensure(first.id, key, "first's")
+      const refused = yield* Effect.flip(ensureSingleTenant({ ...firstStart, slug: "second", apiKey: Option.some(key) }))
+      expect(refused).toBeInstanceOf(BootstrapKeyElsewhere)
+      expect(refused.message).toBe(`the key belongs to another organization (${first.id}), not to second: set a new key`)
+      // The organization's own key is registered as before.
+      yield* ensureSingleTenant({ ...firstStart, slug: "first", apiKey: Option.some(key) })
+    }).pipe(Effect.provide(catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer() }))))
 })

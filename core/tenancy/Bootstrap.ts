@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import { Data, Effect, Option } from "effect"
+import { Crypto } from "../shared/Crypto.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { ApiKeyRepository } from "./ApiKeyRepository.js"
 import { ApiKeys } from "./ApiKeys.js"
@@ -14,6 +15,9 @@ export interface SingleTenantOptions {
   readonly adminEmail: Option.Option<string>
 }
 
+/** The configured key is another organization's already: it would act there, not in the bootstrap organization. */
+export class BootstrapKeyElsewhere extends Data.TaggedError("BootstrapKeyElsewhere")<{ readonly message: string }> {}
+
 /**
  * Ensures the single-tenant deployment's organization, key and admin invite; safe to run at
  * every start. Answers a freshly minted key when none was given and the organization had none.
@@ -25,7 +29,18 @@ export const ensureSingleTenant = (options: SingleTenantOptions) =>
     const keys = yield* ApiKeyRepository
     const users = yield* UserRepository
     const uow = yield* UnitOfWork
+    const crypto = yield* Crypto
     const organization: Organization = yield* organizations.ensureBootstrap(options.slug)
+    const registerGiven = (plaintext: string) =>
+      Effect.gen(function*() {
+        const existing = yield* uow.system(keys.findByHash(yield* crypto.sha256Hex(plaintext)))
+        if (Option.isSome(existing) && existing.value.organizationId !== organization.id) {
+          return yield* new BootstrapKeyElsewhere({
+            message: `the key belongs to another organization (${existing.value.organizationId}), not to ${organization.slug}: set a new key`
+          })
+        }
+        yield* apiKeys.ensure(organization.id, plaintext, "bootstrap")
+      })
     // Processes starting together take turns from the look to the mint: the first finds no key
     // and mints one, the others find it, so one key is printed.
     const mintUnlessAnyKey = uow.tenant(
@@ -37,7 +52,7 @@ export const ensureSingleTenant = (options: SingleTenantOptions) =>
       })
     )
     const minted = Option.isSome(options.apiKey)
-      ? yield* Effect.as(apiKeys.ensure(organization.id, options.apiKey.value, "bootstrap"), Option.none<string>())
+      ? yield* Effect.as(registerGiven(options.apiKey.value), Option.none<string>())
       : yield* mintUnlessAnyKey
     if (Option.isSome(options.adminEmail)) {
       const at = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString()

@@ -15,7 +15,8 @@ const tagOf = (error: unknown): unknown => (typeof error === "object" && error !
 
 /**
  * One line naming the variable behind a start that failed on the outside world (a database
- * that cannot be opened or reached, an address that cannot be listened on), for the operator;
+ * that cannot be opened or reached, an address that cannot be listened on, a bootstrap key
+ * another organization holds), for the operator;
  * none for anything else, which is a bug and keeps its trace.
  */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: HostConfig): Option.Option<string> => {
@@ -36,6 +37,8 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: Host
         return Option.some(`cannot start: DATABASE_URL: ${error instanceof Error ? error.message : "Postgres did not answer"}`)
       case "DatabaseTooNew":
         return Option.some(`cannot start: DATABASE_URL: ${error instanceof Error ? error.message : "the database is newer than this version"}`)
+      case "BootstrapKeyElsewhere":
+        return Option.some(`cannot start: CATALOG_BOOTSTRAP_API_KEY: ${error instanceof Error ? error.message : "the key belongs to another organization"}`)
       case "ServeError":
         return Option.some(`cannot start: HOST, PORT: cannot listen on ${config.host}:${config.port} (${rootMessage(error)})`)
     }
