@@ -127,7 +127,7 @@ export const makeAuthentication = Effect.gen(function*() {
             return yield* new Forbidden({ message: "select an organization with the x-organization-id header" })
           }
           if (!isUuid(organizationHeader)) {
-            return yield* ValidationFailed.one(["headers", "x-organization-id"], "must be a UUID", "invalid_uuid")
+            return yield* ValidationFailed.one(["headers", "x-organization-id"], "must be a UUID", "invalid")
           }
           const role = yield* uow.system(users.roleIn(organizationHeader.toLowerCase(), p.userId))
           if (Option.isNone(role)) return yield* new Forbidden({ message: "no membership in the requested organization" })
