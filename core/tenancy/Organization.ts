@@ -36,10 +36,10 @@ const SettingsPatch = Schema.Struct({
 }).annotations(strict)
 export type SettingsPatch = typeof SettingsPatch.Type
 
-/** The stored settings with a PATCH's merged in; removing keys from no settings at all leaves none. */
+/** The stored settings with a PATCH's merged in; removing keys from no settings at all, or merging none, leaves none. */
 export const mergeSettings = (before: OrganizationSettings | null, patch: SettingsPatch): OrganizationSettings | null => {
   const merged = Object.fromEntries(Object.entries({ ...before, ...patch }).filter(([, value]) => value !== null))
-  if (before === null && Object.keys(merged).length === 0 && Object.keys(patch).length > 0) return null
+  if (before === null && Object.keys(merged).length === 0) return null
   return Schema.decodeUnknownSync(OrganizationSettings)(merged)
 }
 

@@ -411,6 +411,9 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       const organizations = yield* Organizations
       const as = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, tenant)
       expect((yield* as(organizations.updateCurrent({ settings: { default_locale: null } }))).settings).toBeNull()
+      // Merging no key into no settings leaves none, and changes nothing.
+      const untouched = yield* as(organizations.updateCurrent({ settings: {} }))
+      expect([untouched.settings, untouched.updatedAt]).toEqual([null, (yield* as(organizations.current)).createdAt])
       yield* as(organizations.updateCurrent({ settings: { default_locale: "de", default_channel: "web", content_pages_enabled: false } }))
       const unset = yield* as(organizations.updateCurrent({ settings: { default_locale: null } }))
       expect(unset.settings).toEqual({ default_channel: "web", content_pages_enabled: false })
