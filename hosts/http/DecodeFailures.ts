@@ -1,6 +1,8 @@
 import { HttpApiError } from "@effect/platform"
 import { Effect, ParseResult } from "effect"
 import { firstFailedChecks } from "../../core/shared/ParseIssues.js"
+import { CatalogApi } from "./Api.js"
+import { repeatedKeysSaid } from "./RepeatedKeys.js"
 
 /** Decode failures whose issues were cut to the first failed checks. */
 const cutShort = new WeakSet<HttpApiError.HttpApiDecodeError>()
@@ -22,5 +24,7 @@ export const decodeFailure = (error: ParseResult.ParseError): HttpApiError.HttpA
 // HttpApi formats every schema failure of a request (path, query, body) whole, twice (as a
 // list and as a tree) before any middleware sees it: for a body of a million bad values,
 // minutes of CPU and gigabytes. It calls this static to do so, looked up when the API's routes
-// are built: replaced here, it formats only what the 422 lists.
-HttpApiError.HttpApiDecodeError.refailParseError = (error) => Effect.fail(decodeFailure(error))
+// are built: replaced here, it formats only what the 422 lists, and says of a query key sent
+// twice that it was.
+const sayRepeated = repeatedKeysSaid(CatalogApi)
+HttpApiError.HttpApiDecodeError.refailParseError = (error) => Effect.fail(decodeFailure(sayRepeated(error)))

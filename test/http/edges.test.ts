@@ -253,6 +253,25 @@ describe("the error envelope at the edges", () => {
     for (const query of ["tag=a&tag=b", "ids=&q=", "tag="]) expect([query, (await t.req("GET", `/v1/products?${query}`)).status]).toEqual([query, 200])
   })
 
+  it("says of a key that takes one value, sent twice, that it was, on every route with a query", async () => {
+    const t = await host.tenant()
+    const id = randomUUID()
+    const queries = [
+      "/v1/products?limit=5&limit=6", "/v1/products?status=active&status=draft", "/v1/products/facets?facetLimit=1&facetLimit=1",
+      `/v1/products/${id}?locale=en&locale=de`, "/v1/categories?q=a&q=b", "/v1/brands?q=a&q=b", "/v1/attributes?entityKind=product&entityKind=content",
+      "/v1/attribute-families?entityKind=product&entityKind=product", "/v1/audit-log?action=created&action=updated", `/v1/products/${id}/media?limit=1&limit=2`,
+      "/v1/content-pages?status=draft&status=draft", `/v1/products/${id}/variants?offset=0&offset=1`, `/v1/connectors/${id}/deliveries?limit=1&limit=2`
+    ]
+    for (const query of queries) {
+      const r = await t.req("GET", query)
+      const key = query.slice(query.indexOf("?") + 1, query.indexOf("="))
+      const issue = { path: [key], message: "is given 2 times: it takes one value", code: "invalid_type" }
+      expect([query, r.status, r.json.error.details.issues.find((i: { path: Array<unknown> }) => i.path[0] === key)]).toEqual([query, 422, issue])
+    }
+    const several = await t.req("GET", "/v1/products?tag=a&tag=b&ids=x&ids=y&limit=1&limit=2")
+    expect(several.json.error.details.issues).toEqual([{ path: ["limit"], message: "is given 2 times: it takes one value", code: "invalid_type" }])
+  })
+
   it("answers malformed JSON with 400 and a FST_ERR_ code", async () => {
     const t = await host.tenant()
     const r = await t.req("POST", "/v1/api-keys", { rawBody: '{"name": ', headers: { "content-type": "application/json" } })
