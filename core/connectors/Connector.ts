@@ -1,4 +1,4 @@
-import { ParseResult, Schema } from "effect"
+import { Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
 import { BoundedArray, BoundedMap } from "../shared/Bounded.js"
 import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
@@ -56,7 +56,7 @@ const headerProblem = (name: string, value: string): string | undefined => {
 export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
   // Every problem at once, one issue each at the header it concerns, as the rest of a body's
   // are listed: a name given again in another case at that second name, as a label's locale is.
-  Schema.filter((headers, _, self) => {
+  Schema.filter((headers) => {
     const problems: Array<readonly [string, string]> = []
     const names = new Set<string>()
     for (const [name, value] of Object.entries(headers)) {
@@ -66,14 +66,7 @@ export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
       const problem = headerProblem(name, value)
       if (problem !== undefined) problems.push([name, problem])
     }
-    // A refinement each, as a single message is: coded `invalid`, not as a value of the wrong type.
-    return problems.map(([name, message]) =>
-      new ParseResult.Pointer(
-        name,
-        headers,
-        new ParseResult.Refinement(self, headers[name], "Predicate", new ParseResult.Type(self, headers[name], message))
-      )
-    )
+    return problems.map(([name, message]): Schema.FilterIssue => ({ path: [name], message }))
   })
 )
 

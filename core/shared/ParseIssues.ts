@@ -1,4 +1,4 @@
-import { ParseResult, type SchemaAST } from "effect"
+import { ParseResult, Schema, SchemaAST } from "effect"
 import { type Issue, MAX_ISSUES, ValidationFailed } from "./Errors.js"
 import { preview } from "./Preview.js"
 
@@ -133,12 +133,18 @@ const shortened = (issue: ParseResult.Type): ParseResult.Type => {
 type Issues = ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue>
 const isList = (issues: Issues): issues is Extract<Issues, ReadonlyArray<unknown>> => Array.isArray(issues)
 
+/** A check that passes everything, standing for a refinement whose failure names a path below its value. */
+const CHECK = Schema.Unknown.pipe(Schema.filter(() => true)).ast as SchemaAST.Refinement
+
 /**
  * The issue with at most `budget.left` failed checks (its leaves), the first ones in the
  * order of the input; `budget.cut` is set when some were left out. Only what is kept is
- * visited, so a failure of millions of values is cut in a moment.
+ * visited, so a failure of millions of values is cut in a moment. A refinement's failure at a
+ * path below its value (a label's locale named twice) is kept a refinement's, coded `invalid`
+ * as one at the value is: the formatter would code it `invalid_type`, though the value's type
+ * is right.
  */
-const prune = (issue: ParseResult.ParseIssue, budget: { left: number; cut: boolean }): ParseResult.ParseIssue | undefined => {
+const prune = (issue: ParseResult.ParseIssue, budget: { left: number; cut: boolean }, belowCheck = false): ParseResult.ParseIssue | undefined => {
   if (budget.left === 0) {
     budget.cut = true
     return undefined
@@ -146,18 +152,18 @@ const prune = (issue: ParseResult.ParseIssue, budget: { left: number; cut: boole
   switch (issue._tag) {
     case "Type":
       budget.left--
-      return shortened(issue)
+      return belowCheck ? new ParseResult.Refinement(CHECK, issue.actual, "Predicate", shortened(issue)) : shortened(issue)
     case "Missing":
     case "Unexpected":
     case "Forbidden":
       budget.left--
       return issue
     case "Pointer": {
-      const inner = prune(issue.issue, budget)
+      const inner = prune(issue.issue, budget, belowCheck)
       return inner === undefined ? undefined : new ParseResult.Pointer(issue.path, issue.actual, inner)
     }
     case "Refinement": {
-      const inner = prune(issue.issue, budget)
+      const inner = prune(issue.issue, budget, issue.kind === "Predicate")
       return inner === undefined ? undefined : new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, inner)
     }
     case "Transformation": {
@@ -166,12 +172,12 @@ const prune = (issue: ParseResult.ParseIssue, budget: { left: number; cut: boole
     }
     case "Composite": {
       if (!isList(issue.issues)) {
-        const inner = prune(issue.issues, budget)
+        const inner = prune(issue.issues, budget, belowCheck)
         return inner === undefined ? undefined : new ParseResult.Composite(issue.ast, issue.actual, inner, issue.output)
       }
       const kept: Array<ParseResult.ParseIssue> = []
       for (const child of issue.issues) {
-        const inner = prune(child, budget)
+        const inner = prune(child, budget, belowCheck)
         if (inner === undefined) break
         kept.push(inner)
       }

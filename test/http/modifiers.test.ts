@@ -26,7 +26,7 @@ describe("modifiers over HTTP", () => {
     const refused = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: options(twice) } })
     expect(refused.status).toBe(422)
     expect(refused.json.error.details.issues).toEqual([
-      { path: ["options", 0, "label", "en-us"], message: "names the locale en-us again", code: "invalid_type" }
+      { path: ["options", 0, "label", "en-us"], message: "names the locale en-us again", code: "invalid" }
     ])
     const created = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: options({ "en-US": "Gift" }) } })
     expect(created.status).toBe(201)

@@ -115,8 +115,9 @@ describe("HTTP: the run-time schema", () => {
   })
 
   it("refuses a label keyed by the empty string, which names no locale", async () => {
-    const refused = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown; message: string }) => [i.path, i.message])]
-    const expected = [422, [[["label", ""], "must name a locale"]]]
+    const refused = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown; message: string; code: string }) => [i.path, i.message, i.code])]
+    // A check of the label, failing below it: coded as a failed check, as one at the label is.
+    const expected = [422, [[["label", ""], "must name a locale", "invalid"]]]
     const label = { "": "Nameless", en: "Named" }
     expect(refused(await t.req("POST", "/v1/attribute-groups", { body: { code: "empty_locale_group", label } }))).toEqual(expected)
     expect(refused(await t.req("POST", "/v1/attributes", { body: { code: "empty_locale_attr", label, type: "text" } }))).toEqual(expected)
