@@ -1,4 +1,4 @@
-import { ParseResult, Schema, SchemaAST } from "effect"
+import { Option, ParseResult, Schema, SchemaAST } from "effect"
 import { type Issue, MAX_ISSUES, ValidationFailed } from "./Errors.js"
 import { preview } from "./Preview.js"
 
@@ -133,6 +133,20 @@ const shortened = (issue: ParseResult.Type): ParseResult.Type => {
 type Issues = ParseResult.SingleOrNonEmpty<ParseResult.ParseIssue>
 const isList = (issues: Issues): issues is Extract<Issues, ReadonlyArray<unknown>> => Array.isArray(issues)
 
+/**
+ * Whether a refinement's message stands for its input's failures too. Otherwise the formatter
+ * gives such a failure the message of the input's schema, yet codes it as the refinement's:
+ * `validation: 123` was `must be an object` with code `invalid`, not `invalid_type`.
+ */
+const overridesMessage = (issue: ParseResult.Refinement): boolean =>
+  Option.match(SchemaAST.getMessageAnnotation(issue.ast), {
+    onNone: () => false,
+    onSome: (message) => {
+      const said = message(issue)
+      return typeof said === "object" && said !== null && "override" in said && said.override === true
+    }
+  })
+
 /** A check that passes everything, standing for a refinement whose failure names a path below its value. */
 const CHECK = Schema.Unknown.pipe(Schema.filter(() => true)).ast as SchemaAST.Refinement
 
@@ -164,7 +178,9 @@ const prune = (issue: ParseResult.ParseIssue, budget: { left: number; cut: boole
     }
     case "Refinement": {
       const inner = prune(issue.issue, budget, issue.kind === "Predicate")
-      return inner === undefined ? undefined : new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, inner)
+      if (inner === undefined) return undefined
+      // A value the refinement never saw, of the wrong type: coded by its own failure.
+      return issue.kind === "From" && !overridesMessage(issue) ? inner : new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, inner)
     }
     case "Transformation": {
       const inner = prune(issue.issue, budget)

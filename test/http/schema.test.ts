@@ -51,11 +51,11 @@ describe("HTTP: the run-time schema", () => {
     const proto = await t.req("POST", "/v1/attributes", { body: { code: "motto", label: {}, type: "text", validation: rules, defaultValue: "abcd" } })
     expect([proto.status, Object.keys(proto.json.validation ?? {})]).toEqual([201, ["__proto__", "maxLength"]])
     const notRules = await t.req("POST", "/v1/attributes", { body: { code: "motto2", label: {}, type: "text", validation: [1] } })
-    expect([notRules.status, notRules.json.error.details.issues[0].path]).toEqual([422, ["validation"]])
+    expect([notRules.status, notRules.json.error.details.issues]).toEqual([422, [{ path: ["validation"], message: "must be an object", code: "invalid_type" }]])
     // A number past a double's range would be stored as null: refused, not silently changed.
     const json = { "content-type": "application/json" }
     const huge = await t.req("POST", "/v1/attributes", { rawBody: '{"code":"motto3","label":{},"type":"text","validation":{"max":1e400}}', headers: json })
-    expect([huge.status, huge.json.error.details.issues[0].path]).toEqual([422, ["validation"]])
+    expect([huge.status, huge.json.error.details.issues[0].path, huge.json.error.details.issues[0].code]).toEqual([422, ["validation"], "invalid"])
     const patched = await t.req("PATCH", `/v1/attributes/${proto.json.id}`, { rawBody: '{"validation":{"maxLength":[-1e400]}}', headers: json })
     expect([patched.status, patched.json.error.details.issues[0].path]).toEqual([422, ["validation"]])
     expect((await t.req("GET", `/v1/attributes/${proto.json.id}`)).json.validation).toEqual(rules)
