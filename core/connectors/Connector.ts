@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
 import { BoundedArray, BoundedMap } from "../shared/Bounded.js"
 import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
+import { shown } from "../shared/Preview.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 
 // The URL parser repairs what is not written as a URL (`http:host`, `http:/host`, a `\` read as
@@ -47,9 +48,10 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/
 
 const headerProblem = (name: string, value: string): string | undefined => {
   const lower = name.toLowerCase()
-  if (!HEADER_NAME.test(name)) return `${name} is not a valid header name`
-  if (RESERVED_HEADERS.has(lower) || lower.startsWith("x-service-")) return `${name} is set by the service and cannot be overridden`
-  if (!HEADER_VALUE.test(value) || value.length > 4096) return `the value of ${name} must be one line of printable ASCII of at most 4096 characters`
+  // Quoted: a name that is no token may be empty or hold spaces.
+  if (!HEADER_NAME.test(name)) return `${JSON.stringify(shown(name))} is not a valid header name`
+  if (RESERVED_HEADERS.has(lower) || lower.startsWith("x-service-")) return `${shown(name)} is set by the service and cannot be overridden`
+  if (!HEADER_VALUE.test(value) || value.length > 4096) return `the value of ${shown(name)} must be one line of printable ASCII of at most 4096 characters`
   return undefined
 }
 

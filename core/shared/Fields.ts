@@ -1,6 +1,7 @@
 import { JSONSchema, Schema } from "effect"
 import { DATETIME_MESSAGE, datetimeMillis } from "./Calendar.js"
 import { BoundedMap } from "./Bounded.js"
+import { shown } from "./Preview.js"
 
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
 export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
@@ -178,5 +179,5 @@ const repeatedLocales = (label: Readonly<Record<string, string>>): Array<string>
  */
 export const LabelInput = LocalizedLabel.pipe(Schema.filter((label) => [
   ...(Object.hasOwn(label, "") ? [{ path: [""], message: "must name a locale" }] : []),
-  ...repeatedLocales(label).map((key): Schema.FilterIssue => ({ path: [key], message: `names the locale ${key.toLowerCase()} again` }))
+  ...repeatedLocales(label).map((key): Schema.FilterIssue => ({ path: [key], message: `names the locale ${shown(key.toLowerCase())} again` }))
 ]))

@@ -93,6 +93,18 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ]])
   })
 
+  it("names a header it refuses by its start, quoted where the name is no token", async () => {
+    const long = "X-".padEnd(3_000, "a")
+    const r = await install({ destination_url: "http://127.0.0.1:9/h", extra_headers: { "": "1", [`${long} `]: "1", [`X-Service-${long}`]: "1", [long]: "\u0001" } })
+    const start = (name: string) => `${name.slice(0, 200)}…`
+    expect([r.status, r.json.error.details.issues.map((i: { message: string }) => i.message)]).toEqual([422, [
+      '"" is not a valid header name',
+      `"${start(long)}" is not a valid header name`,
+      `${start(`X-Service-${long}`)} is set by the service and cannot be overridden`,
+      `the value of ${start(long)} must be one line of printable ASCII of at most 4096 characters`
+    ]])
+  })
+
   it("takes a name of 1 to 255 characters, counted as code points, like every other name", async () => {
     const atLimit = await install({ destination_url: "http://127.0.0.1:9/h" }, { name: "\u{1F511}".repeat(255) })
     expect(atLimit.status).toBe(201)

@@ -34,6 +34,15 @@ describe("modifiers over HTTP", () => {
     expect(patched.status).toBe(422)
     expect((await t.req("GET", `/v1/modifiers/${created.json.id}`)).json.options).toEqual(options({ "en-US": "Gift" }))
   })
+  it("names a locale given twice by its start", async () => {
+    const t = await host.tenant()
+    const long = "l".repeat(3_000)
+    const r = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: [{ value: "gift", label: { [long]: "a", [long.toUpperCase()]: "b" } }] } })
+    expect([r.status, r.json.error.details.issues]).toEqual([422, [
+      { path: ["options", 0, "label", long.toUpperCase()], message: `names the locale ${long.slice(0, 200)}… again`, code: "invalid" }
+    ]])
+  })
+
 
   it("creates (201), refuses a duplicate code (409) and bad input (422), deletes (204)", async () => {
     const t = await host.tenant()
