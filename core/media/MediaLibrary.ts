@@ -8,6 +8,7 @@ import { Crypto } from "../shared/Crypto.js"
 import { NotFound, type TooLarge, ValidationFailed } from "../shared/Errors.js"
 import { unstorableText } from "../shared/Fields.js"
 import { validationFailedOf } from "../shared/ParseIssues.js"
+import { shown } from "../shared/Preview.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import {
@@ -126,7 +127,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
         if (part._tag === "Field") {
           // A part without a file name is read as text: `curl -F file=<photo.jpg` sends one.
           if (part.key === "file") return ValidationFailed.one(["file"], "file must be sent as a file: its Content-Disposition needs a filename", "invalid_type")
-          if (!FIELDS.has(part.key)) return ValidationFailed.one([part.key], `unknown field ${part.key}`, "unrecognized_key")
+          if (!FIELDS.has(part.key)) return ValidationFailed.one([part.key], `unknown field ${shown(part.key)}`, "unrecognized_key")
           if (part.key in fields) return ValidationFailed.one([part.key], `${part.key} is sent twice`, "duplicate_field")
           // Form fields miss the host's check of JSON text: refused here as that check refuses them.
           const unstorable = unstorableText(part.value)
