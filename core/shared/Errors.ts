@@ -18,8 +18,12 @@ export const addIssues = (issues: Array<Issue>, more: Iterable<Issue>): void => 
 }
 
 /** The issues in one line, each after its path (a long step shown by its start): the message of a 422. */
+/** A path step as the summary shows it: quoted where it is empty or holds a dot, a blank or a quote, which would blur the path. */
+const stepText = (step: string | number): string =>
+  typeof step === "number" || /^[^\s."]+$/.test(step) ? shown(String(step)) : JSON.stringify(shown(step))
+
 export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
-  issues.map((i) => (i.path.length > 0 ? `${i.path.map((p) => shown(String(p))).join(".")}: ${i.message}` : i.message)).join("; ")
+  issues.map((i) => (i.path.length > 0 ? `${i.path.map(stepText).join(".")}: ${i.message}` : i.message)).join("; ")
 
 /**
  * How many issues a refusal lists. A body of a hundred thousand bad values would otherwise be

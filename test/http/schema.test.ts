@@ -119,7 +119,10 @@ describe("HTTP: the run-time schema", () => {
     // A check of the label, failing below it: coded as a failed check, as one at the label is.
     const expected = [422, [[["label", ""], "must name a locale", "invalid"]]]
     const label = { "": "Nameless", en: "Named" }
-    expect(refused(await t.req("POST", "/v1/attribute-groups", { body: { code: "empty_locale_group", label } }))).toEqual(expected)
+    const group = await t.req("POST", "/v1/attribute-groups", { body: { code: "empty_locale_group", label } })
+    expect(refused(group)).toEqual(expected)
+    // The summary quotes the empty key: `label.: ...` named no key at all.
+    expect(group.json.error.message).toBe('label."": must name a locale')
     expect(refused(await t.req("POST", "/v1/attributes", { body: { code: "empty_locale_attr", label, type: "text" } }))).toEqual(expected)
     expect(refused(await t.req("POST", "/v1/attribute-families", { body: { code: "empty_locale_family", label } }))).toEqual(expected)
     const family = await t.req("POST", "/v1/attribute-families", { body: { code: "empty_locale_family", label: { fr: "Famille" } } })
