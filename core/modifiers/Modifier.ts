@@ -8,10 +8,13 @@ import { AmountCents, Code, LabelInput, LocalizedLabel, Name, NonEmptyString, st
 export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
 export type ModifierType = typeof ModifierType.Type
 
+/** As money values and an organization's currency say it; the path names the option. */
+const CURRENCY_MESSAGE = "must be an ISO 4217 code such as EUR"
+
 /** Money as everywhere in the API: a closed map, so a misspelt key is refused rather than dropped. */
 const Money = Schema.Struct({
   amount_cents: AmountCents,
-  currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code" }))
+  currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => CURRENCY_MESSAGE }))
 }).annotations(strict)
 
 export const ModifierOption = Schema.Struct({
@@ -75,7 +78,7 @@ export const optionIssues = (type: ModifierType, options: ReadonlyArray<Modifier
       ...(repeated ? [issue([index, "value"], "option values must be distinct")] : []),
       ...(currency === undefined || isCurrencyCode(currency)
         ? []
-        : [issue([index, "priceAdjustment", "currency"], `option ${o.value}: ${currency} is not an ISO 4217 currency code`)])
+        : [issue([index, "priceAdjustment", "currency"], CURRENCY_MESSAGE)])
     ]
   })
 }

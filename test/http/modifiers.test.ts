@@ -43,7 +43,6 @@ describe("modifiers over HTTP", () => {
     ]])
   })
 
-
   it("creates (201), refuses a duplicate code (409) and bad input (422), deletes (204)", async () => {
     const t = await host.tenant()
     const body = { code: "engraving", name: "Engraving", type: "text" }
@@ -56,6 +55,12 @@ describe("modifiers over HTTP", () => {
     const option = (currency: string) => ({ value: "gift", priceAdjustment: { amount_cents: 250, currency } })
     const unknownCurrency = await t.req("POST", "/v1/modifiers", { body: { code: "box", name: "Box", type: "select", options: [option("ZZZ")] } })
     expect([unknownCurrency.status, unknownCurrency.json.error.message]).toEqual([422, expect.stringContaining("ISO 4217")])
+    // Said as money values say it, whether the code is no code at all or one ISO 4217 does not list; the path names the option.
+    for (const currency of ["ZZZ", "eur"]) {
+      const refused = await t.req("POST", "/v1/modifiers", { body: { code: "box", name: "Box", type: "select", options: [{ ...option(currency), value: "v".repeat(3_000) }] } })
+      expect([currency, refused.json.error.details.issues[0].path, refused.json.error.details.issues[0].message])
+        .toEqual([currency, ["options", 0, "priceAdjustment", "currency"], "must be an ISO 4217 code such as EUR"])
+    }
     const optionFaults = await t.req("POST", "/v1/modifiers", {
       body: { code: "box", name: "Box", type: "select", options: [option("CHF"), { value: "gift" }, option("ZZZ")] }
     })
