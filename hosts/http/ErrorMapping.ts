@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpApiError, type HttpApp, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
+import { isUtf8 } from "node:buffer"
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES } from "../../core/media/Media.js"
 import { type Forbidden, OrganizationGone, StorageUnavailable, type Unauthenticated, ValidationFailed } from "../../core/shared/Errors.js"
@@ -42,6 +43,7 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 const malformedJson = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON"))
+const notUtf8 = json(400, envelope("FST_ERR_CTP_INVALID_JSON_BODY", "the body is not valid JSON: it is not UTF-8"))
 const emptyJson = json(400, envelope("FST_ERR_CTP_EMPTY_JSON_BODY", "the body cannot be empty when content-type is application/json"))
 const routed = knownRoute(CatalogApi)
 const isJsonType = (type: string) => /^application\/json\s*(;|$)/.test(type)
@@ -109,21 +111,38 @@ const refused = (issues: ReadonlyArray<Omit<TextIssue, "code"> & { readonly code
  * which would close the socket before the 413 could be written; the request is kept alive for
  * that answer, which closes the connection itself.
  */
-const readWithin = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Either.Either<string, "too large" | "unreadable">> => {
+const readWithin = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Either.Either<string, "too large" | "unreadable" | "not utf-8">> => {
   const incoming = NodeHttpServerRequest.toIncomingMessage(request)
   const destroy = incoming.destroy
+  const setEncoding = incoming.setEncoding
   return Effect.gen(function*() {
     incoming.destroy = function(this: typeof incoming) {
       this.pause()
       return this
     }
-    const read = yield* Effect.either(HttpIncomingMessage.withMaxBodySize(request.text, Option.some(limit)))
-    if (Either.isRight(read)) return Either.right(read.right)
+    // Read as hex, two characters a byte (so twice the limit): the platform decodes UTF-8
+    // leniently, and a byte that is not UTF-8 would be stored as U+FFFD instead of refused.
+    incoming.setEncoding = function(this: typeof incoming) {
+      return setEncoding.call(this, "hex")
+    }
+    const read = yield* Effect.either(HttpIncomingMessage.withMaxBodySize(request.text, Option.some(2 * limit)))
+    if (Either.isRight(read)) return asUtf8(request, Buffer.from(read.right, "hex"))
     const over = read.left.cause instanceof Error && read.left.cause.message === "maxBytes exceeded"
     return Either.left(over ? "too large" as const : "unreadable" as const)
   }).pipe(Effect.ensuring(Effect.sync(() => {
     incoming.destroy = destroy
+    incoming.setEncoding = setEncoding
   })))
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/** The body as UTF-8 text, which the handler's read then gets in place of the hex. */
+const asUtf8 = (request: HttpServerRequest.HttpServerRequest, bytes: Buffer): Either.Either<string, "not utf-8"> => {
+  if (!isUtf8(bytes)) return Either.left("not utf-8")
+  const text = utf8.decode(bytes)
+  Object.defineProperty(request, "text", { value: Effect.succeed(text) })
+  return Either.right(text)
 }
 
 /** The query alone: `new URL` throws on a request line such as `//a:99999/v1/products`. */
@@ -155,6 +174,7 @@ const checkText = (request: HttpServerRequest.HttpServerRequest, known: KnownRou
     if (!hasBody(request)) return isJsonType(type) && readsJsonBody(request, route) ? Option.some(emptyJson) : Option.none()
     const read = yield* readWithin(request, JSON_BODY_LIMIT)
     if (Either.isLeft(read) && read.left === "too large") return Option.some(tooLarge(JSON_BODY_LIMIT))
+    if (Either.isLeft(read) && read.left === "not utf-8") return Option.some(notUtf8)
     const text = Either.getOrElse(read, () => "")
     if (text.length === 0 && readsJsonBody(request, route)) return Option.some(emptyJson)
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {

@@ -9,7 +9,7 @@ import { ValidationFailedWire } from "./Errors.js"
  */
 const EDGE_REFUSALS: Readonly<Record<string, { readonly description: string; readonly codes: ReadonlyArray<string> }>> = {
   "400": {
-    description: "The body is not valid JSON, or is empty where the route reads JSON",
+    description: "The body is not valid JSON (its bytes not UTF-8 among them), or is empty where the route reads JSON",
     codes: ["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"]
   },
   "413": { description: "The body is larger than the route takes", codes: ["FST_ERR_CTP_BODY_TOO_LARGE"] },

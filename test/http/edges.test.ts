@@ -279,6 +279,19 @@ describe("the error envelope at the edges", () => {
     expect(r.json.error.code).toMatch(/^FST_ERR_/)
   })
 
+  it("answers a body whose bytes are not UTF-8 with 400 and writes nothing, and keeps every character of one that is", async () => {
+    const t = await host.tenant()
+    const latin1 = Buffer.from(JSON.stringify({ name: "Zürich" }), "latin1")
+    const refused = await t.req("POST", "/v1/brands", { rawBody: latin1, headers: { "content-type": "application/json" } })
+    expect([refused.status, refused.json.error.code]).toEqual([400, "FST_ERR_CTP_INVALID_JSON_BODY"])
+    expect(refused.json.error.message).toBe("the body is not valid JSON: it is not UTF-8")
+    expect((await t.req("GET", "/v1/brands")).json).toEqual([])
+    // U+FFFD itself is text like any other.
+    const name = "Zürich 日本 😀 \ufffd"
+    const kept = await t.req("POST", "/v1/brands", { rawBody: Buffer.from(JSON.stringify({ name }), "utf8"), headers: { "content-type": "application/json" } })
+    expect([kept.status, kept.json.name]).toEqual([201, name])
+  })
+
   it("answers an empty body sent as JSON with 400 where the route reads one, and takes it where it does not", async () => {
     const t = await host.tenant()
     const empty = { rawBody: "", headers: { "content-type": "application/json" } }
