@@ -14,9 +14,12 @@ const NumberParam = NumberText("must be a number").pipe(Schema.finite({ message:
   message: () => "must be a number"
 })
 
+/** One value or several as a query carries them, with what the interface's document says of them. */
+const OneOrMore = (description: string) => Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ description })
+
 /** A repeatable parameter: one value or several, always an array once decoded. */
-const Repeated = <A>(item: Schema.Schema<A, string>) =>
-  Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(item), {
+const Repeated = <A>(item: Schema.Schema<A, string>, description: string) =>
+  Schema.transform(OneOrMore(description), Schema.Array(item), {
     strict: true,
     decode: (v) => (typeof v === "string" ? [v] : v),
     encode: (v) => v
@@ -26,7 +29,7 @@ const Repeated = <A>(item: Schema.Schema<A, string>) =>
  * `ids` also accepts comma-separated values. The specification types them as strings, not
  * UUIDs: one that is no UUID names no product, as an unknown UUID does, and is dropped here.
  */
-const Ids = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Schema.String), {
+const Ids = Schema.transform(OneOrMore("at most 500 ids, repeated or comma-separated; one that is no UUID names no product"), Schema.Array(Schema.String), {
   strict: true,
   decode: (v) => (typeof v === "string" ? [v] : v).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s.length > 0),
   encode: (v) => v
@@ -48,7 +51,7 @@ const Query = Schema.String.pipe(maxCharacters(MAX_QUERY_LENGTH, `must be at mos
  * No product carries more than 50 tags, so a filter naming more could match nothing. Counted
  * once canonicalized, as the filter compares them: `Sale` and `sale` are one tag.
  */
-const TagFilter = Repeated(Schema.String).pipe(Schema.filter((values) => canonicalTags(values).length <= MAX_TAGS, {
+const TagFilter = Repeated(Schema.String, `at most ${MAX_TAGS} tags once canonicalized, repeated; a product matches when it carries all`).pipe(Schema.filter((values) => canonicalTags(values).length <= MAX_TAGS, {
   message: () => `at most ${MAX_TAGS} tags`,
   description: `at most ${MAX_TAGS} tags once canonicalized`
 }))

@@ -51,6 +51,14 @@ describe("probes and release", () => {
     const form = spec.json.paths["/v1/products/{id}/media"].post.requestBody.content["multipart/form-data"].schema.properties
     expect([form.alt.maxLength, form.position.description, form.position.pattern])
       .toEqual([1000, "an integer from 0 to 2147483647; one past the product's last media when absent", "^-?\\d+$"])
+    // So are the bounds of the repeatable filters, which a query over them is refused for.
+    for (const path of ["/v1/products", "/v1/products/facets"]) {
+      const params = spec.json.paths[path].get.parameters as ReadonlyArray<{ name: string; schema: { description?: string } }>
+      expect([path, params.filter((p) => p.name === "ids" || p.name === "tag").map((p) => p.schema.description)]).toEqual([path, [
+        "at most 500 ids, repeated or comma-separated; one that is no UUID names no product",
+        "at most 50 tags once canonicalized, repeated; a product matches when it carries all"
+      ]])
+    }
     // Each operation lists the refusals it can answer, as the specification's tables do.
     const edge = ["400", "413", "415"]
     const statuses = (path: string, method: string) =>
