@@ -37,7 +37,7 @@ export const DestinationUrl = Schema.String.pipe(
 
 /** At least 16 characters, counted as code points (`Schema.minLength` counts UTF-16 units: 8 emoji would pass). */
 export const WebhookSecret = Schema.String.pipe(
-  Schema.filter((s) => Array.from(s).length >= 16, { message: () => "must be at least 16 characters" })
+  Schema.filter((s) => Array.from(s).length >= 16, { message: () => "must be at least 16 characters", jsonSchema: { minLength: 16 } })
 )
 
 /** Headers every delivery carries; `extra_headers` may not replace them. */
@@ -69,6 +69,11 @@ export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
       if (problem !== undefined) problems.push([name, problem])
     }
     return problems.map(([name, message]): Schema.FilterIssue => ({ path: [name], message }))
+  }, {
+    jsonSchema: {
+      propertyNames: { type: "string", pattern: HEADER_NAME.source, not: { const: "__proto__" } },
+      patternProperties: { "": { type: "string", pattern: HEADER_VALUE.source, maxLength: 4096 } }
+    }
   })
 )
 

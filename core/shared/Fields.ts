@@ -180,4 +180,4 @@ const repeatedLocales = (label: Readonly<Record<string, string>>): Array<string>
 export const LabelInput = LocalizedLabel.pipe(Schema.filter((label) => [
   ...(Object.hasOwn(label, "") ? [{ path: [""], message: "must name a locale" }] : []),
   ...repeatedLocales(label).map((key): Schema.FilterIssue => ({ path: [key], message: `names the locale ${shown(key.toLowerCase())} again` }))
-]))
+], { jsonSchema: { propertyNames: { type: "string", minLength: 1, not: { const: "__proto__" } } } }))

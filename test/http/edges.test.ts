@@ -59,6 +59,11 @@ describe("probes and release", () => {
         "at most 50 tags once canonicalized, repeated; a product matches when it carries all"
       ]])
     }
+    // A body's bounds too, where a refinement checks them: the shortest secret, a header's value, a label's locale.
+    const body = (path: string) => spec.json.paths[path].post.requestBody.content["application/json"].schema.properties
+    const config = body("/v1/connectors").config.properties
+    expect([config.secret.minLength, config.extra_headers.patternProperties[""].maxLength]).toEqual([16, 4096])
+    expect(body("/v1/attribute-groups").label.propertyNames.minLength).toBe(1)
     // Each operation lists the refusals it can answer, as the specification's tables do.
     const edge = ["400", "413", "415"]
     const statuses = (path: string, method: string) =>
