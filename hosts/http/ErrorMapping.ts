@@ -145,9 +145,16 @@ const asUtf8 = (request: HttpServerRequest.HttpServerRequest, bytes: Buffer): Ei
   return Either.right(text)
 }
 
+/**
+ * Where the query starts: the router ends the path at a `;` or `#` as at a `?`, and reads the
+ * rest as the query (`/v1/products;limit=5` lists five), so its checks read it from there too.
+ */
+const queryStart = (url: string) => url.search(/[?;#]/)
+const hasQuery = (url: string) => queryStart(url) !== -1
+
 /** The query alone: `new URL` throws on a request line such as `//a:99999/v1/products`. */
 const queryOf = (url: string) => {
-  const query = url.indexOf("?")
+  const query = queryStart(url)
   return new URLSearchParams(query === -1 ? "" : url.slice(query + 1))
 }
 
@@ -161,7 +168,7 @@ const checkText = (request: HttpServerRequest.HttpServerRequest, known: KnownRou
     const route = known.kind
     // The platform reads the query into a plain object, where a `__proto__` key vanishes
     // before the schema could refuse it as unknown. No route of ours takes such a key.
-    if (request.url.includes("?") && queryOf(request.url).has("__proto__")) {
+    if (hasQuery(request.url) && queryOf(request.url).has("__proto__")) {
       return Option.some(refused([{ path: ["__proto__"], message: "is unexpected", code: "unrecognized_key" }]))
     }
     // Decoded query text holds U+0000 only where the URL says `%00` (bad UTF-8 decodes to U+FFFD).
@@ -233,7 +240,7 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
       Effect.flatMap((request) =>
         // Only a body, an empty JSON body where one is read, or a query can be refused here: a
         // plain read skips the route lookup.
-        request.method === "GET" && !hasBody(request) && !request.url.includes("?")
+        request.method === "GET" && !hasBody(request) && !hasQuery(request.url)
           ? app
           : Effect.flatMap(routed, (route) =>
             route.kind === "unknown"

@@ -739,6 +739,12 @@ describe("the error envelope at the edges", () => {
     const query = await t.req("GET", "/v1/products?slug=%00&q=fine")
     expect([query.status, paths(query)]).toEqual([422, [["slug"]]])
     expect((await t.req("GET", "/v1/products/facets?brand=a%00")).status).toBe(422)
+    // The router reads the query after a `;` or `#` as after a `?`: so are these checks (on Postgres, a 500 before).
+    const semicolon = await t.req("GET", "/v1/brands;q=a%00b")
+    expect([semicolon.status, paths(semicolon)]).toEqual([422, [["q"]]])
+    const proto = await t.req("GET", "/v1/products;__proto__=1")
+    expect([proto.status, paths(proto)]).toEqual([422, [["__proto__"]]])
+    expect((await t.req("GET", "/v1/products;limit=1")).json.limit).toBe(1)
   })
 
   it("answers a malformed uuid in a path with 422", async () => {
