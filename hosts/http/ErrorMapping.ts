@@ -152,6 +152,20 @@ const asUtf8 = (request: HttpServerRequest.HttpServerRequest, bytes: Buffer): Ei
 const queryStart = (url: string) => url.search(/[?;#]/)
 const hasQuery = (url: string) => queryStart(url) !== -1
 
+/**
+ * The URL with every `%` of its path escaped, where the path does not decode (`%ZZ`, or bytes
+ * that are not UTF-8): the router finds no route for such a path, and would answer an id sent
+ * so with the 404 of an unknown route. Escaped, it finds the route the path names, if any.
+ */
+const escapedUndecodable = (url: string): string | undefined => {
+  const start = queryStart(url)
+  const path = start === -1 ? url : url.slice(0, start)
+  if (!path.includes("%")) return undefined
+  return Either.isRight(Either.try(() => decodeURI(path))) ? undefined : path.replaceAll("%", "%25") + url.slice(path.length)
+}
+
+const undecodablePath = refused([{ path: [], message: "the path must be percent-encoded UTF-8", code: "invalid" }])
+
 /** The query alone: `new URL` throws on a request line such as `//a:99999/v1/products`. */
 const queryOf = (url: string) => {
   const query = queryStart(url)
@@ -235,18 +249,33 @@ export const EdgeLive = HttpApiBuilder.middleware(CatalogApi, Effect.gen(functio
     Effect.as(Effect.forEach(route.middlewares, (tag) => guards.get(tag.key) ?? Effect.void, { discard: true }), refusal).pipe(
       Effect.catchAll((e) => Effect.succeed(middlewareRefusal(e)))
     )
+  /** The JSON body the checks have read already, kept; none for a form, which is not read here. */
+  const readJsonText = (request: HttpServerRequest.HttpServerRequest, route: KnownRoute) =>
+    route.kind === "may take a body" && hasBody(request) && isJsonType((request.headers["content-type"] ?? "").toLowerCase())
+      ? Effect.orElseSucceed(request.text, () => "")
+      : Effect.succeed("")
+  /** A path that does not decode is 422 on a route it names, after its body and query, as a malformed id is; 404 elsewhere. */
+  const refuseUndecodable = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, escaped: string) =>
+    Effect.flatMap(Effect.provideService(routed, HttpServerRequest.HttpServerRequest, request.modify({ url: escaped })), (route) =>
+      route.kind === "unknown"
+        ? app
+        : Effect.flatMap(checkRequest(request, route), (refusal) =>
+          Effect.flatMap(readJsonText(request, route), (text) =>
+            refuse(route, Option.getOrElse(refusal, () => text.trim().length > 0 && !isJson(text) ? malformedJson : undecodablePath)))))
   return (app: HttpApp.Default) =>
     HttpServerRequest.HttpServerRequest.pipe(
-      Effect.flatMap((request) =>
+      Effect.flatMap((request) => {
+        const escaped = escapedUndecodable(request.url)
+        if (escaped !== undefined) return refuseUndecodable(app, request, escaped)
         // Only a body, an empty JSON body where one is read, or a query can be refused here: a
         // plain read skips the route lookup.
-        request.method === "GET" && !hasBody(request) && !hasQuery(request.url)
+        return request.method === "GET" && !hasBody(request) && !hasQuery(request.url)
           ? app
           : Effect.flatMap(routed, (route) =>
             route.kind === "unknown"
               ? app
               : Effect.flatMap(checkRequest(request, route), Option.match({ onNone: () => app, onSome: (refusal) => refuse(route, refusal) })))
-      ),
+      }),
       // The app is typed as failing with `never`, yet these do reach here: inspect the cause.
       Effect.catchAllCause((cause) => {
         const failure: Option.Option<unknown> = Cause.failureOption(cause)

@@ -755,6 +755,18 @@ describe("the error envelope at the edges", () => {
     const withBadBody = await t.req("PATCH", "/v1/categories/not-a-uuid", { body: { name: 5 } })
     expect([withBadBody.status, withBadBody.json.error.details.issues.map((i: { path: Array<string> }) => i.path)]).toEqual([422, [["id"]]])
   })
+
+  it("answers an id whose percent-escapes do not decode with 422 on a route that exists, after the credentials and the body", async () => {
+    const t = await host.tenant()
+    for (const path of ["/v1/products/%ZZ", "/v1/products/%FF/variants", "/v1/brands/%"]) {
+      const r = await t.req("GET", path)
+      expect([path, r.status, r.json.error.message]).toEqual([path, 422, "the path must be percent-encoded UTF-8"])
+      expect([path, (await host.request("GET", path)).status]).toEqual([path, 401])
+    }
+    const badBody = await t.req("PATCH", "/v1/products/%ZZ", { rawBody: "{bad", headers: { "content-type": "application/json" } })
+    expect([badBody.status, badBody.json.error.code]).toEqual([400, "FST_ERR_CTP_INVALID_JSON_BODY"])
+    expect((await t.req("GET", "/v1/products/%ZZ/nothing")).status).toBe(404)
+  })
 })
 
 describe("keep-alive after an error", () => {
