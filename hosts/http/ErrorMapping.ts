@@ -14,7 +14,7 @@ import { CallerAuth, TenantAuth } from "./Authentication.js"
 import { ContentPagesAuth } from "./content/Auth.js"
 import { isFormDataType } from "./media/Utf8Filenames.js"
 import { OrganizationAdmin } from "./tenancy/Auth.js"
-import { mayHoldUnstorable, unstorableParams, unstorableStringsBesides } from "./StorableText.js"
+import { mayHoldUnstorable, undecodableParams, unstorableParams, unstorableStringsBesides } from "./StorableText.js"
 import { MAX_JSON_DEPTH, type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
 const isDecodeError = Schema.is(HttpApiError.HttpApiDecodeError)
@@ -185,7 +185,12 @@ const checkText = (request: HttpServerRequest.HttpServerRequest, known: KnownRou
     if (hasQuery(request.url) && queryOf(request.url).has("__proto__")) {
       return Option.some(refused([{ path: ["__proto__"], message: "is unexpected", code: "unrecognized_key" }]))
     }
-    // Decoded query text holds U+0000 only where the URL says `%00` (bad UTF-8 decodes to U+FFFD).
+    const start = queryStart(request.url)
+    if (start !== -1 && request.url.includes("%", start)) {
+      const undecodable = undecodableParams(request.url.slice(start + 1))
+      if (undecodable.length > 0) return Option.some(refused(undecodable))
+    }
+    // Decoded query text holds U+0000 only where the URL says `%00`.
     if (request.url.includes("%00")) {
       const inQuery = unstorableParams(queryOf(request.url))
       if (inQuery.length > 0) return Option.some(refused(inQuery))

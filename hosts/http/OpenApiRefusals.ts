@@ -25,7 +25,7 @@ const envelopeOf = (codes: ReadonlyArray<string>) =>
  * documents its 422 already.
  */
 const EDGE_VALIDATION =
-  "The query or body holds text no database can store (`invalid_character`), nests arrays and objects too deep " +
+  "The query or body holds text no database can store, or the query escapes that do not decode (`invalid_character`), nests arrays and objects too deep " +
   "(`too_deep`), or a query key names `__proto__` (`unrecognized_key`)"
 
 /** HttpApi's own 400 body and what only it refers to. */

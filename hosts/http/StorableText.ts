@@ -24,3 +24,24 @@ export const mayHoldUnstorable = (jsonText: string): boolean => ESCAPED.test(jso
 /** Issues for query parameters (keys and values) that cannot be stored or compared. */
 export const unstorableParams = (params: URLSearchParams): Array<TextIssue> =>
   [...params].flatMap(([k, v]) => unstorableStrings({ [k]: v }))
+
+const decodes = (text: string) => {
+  try {
+    decodeURIComponent(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Issues for the keys and values of a raw query whose escapes do not decode (`%ZZ`, or `%E9`,
+ * Latin-1 and not UTF-8): the router keeps such text as sent, and a filter would compare with
+ * the escapes themselves.
+ */
+export const undecodableParams = (query: string): Array<TextIssue> =>
+  query.split("&").flatMap((pair) => {
+    const [key = "", value = ""] = pair.replace(/\+/g, " ").split(/=(.*)/s)
+    if (decodes(key) && decodes(value)) return []
+    return [{ path: [decodes(key) ? decodeURIComponent(key) : key], message: "must be percent-encoded UTF-8", code: "invalid_character" as const }]
+  })

@@ -747,6 +747,20 @@ describe("the error envelope at the edges", () => {
     expect((await t.req("GET", "/v1/products;limit=1")).json.limit).toBe(1)
   })
 
+  it("refuses a query key or value whose escapes do not decode with 422, after the credentials", async () => {
+    const t = await host.tenant()
+    const issues = async (query: string) => {
+      const r = await t.req("GET", `/v1/products?${query}`)
+      return [r.status, r.status === 422 ? r.json.error.details.issues : []]
+    }
+    const undecodable = (key: string) => ({ path: [key], message: "must be percent-encoded UTF-8", code: "invalid_character" })
+    expect(await issues("slug=caf%E9")).toEqual([422, [undecodable("slug")]])
+    expect(await issues("q=%ZZ&tag=ok")).toEqual([422, [undecodable("q")]])
+    expect(await issues("b%FF=1")).toEqual([422, [undecodable("b%FF")]])
+    expect(await issues("slug=caf%C3%A9&q=a+b")).toEqual([200, []])
+    expect((await host.request("GET", "/v1/products?slug=caf%E9")).status).toBe(401)
+  })
+
   it("answers a malformed uuid in a path with 422", async () => {
     const t = await host.tenant()
     const r = await t.sreq("PATCH", "/v1/api-keys/not-a-uuid", { body: { name: "x" } })
