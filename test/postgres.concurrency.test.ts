@@ -44,6 +44,15 @@ describe.runIf(available)("postgres: concurrent requests", () => {
     const rows = await db.query("select deadlocks::int as n from pg_stat_database where datname = current_database()")
     return Number(rows[0]?.n)
   }
+  /** Answers once `writes` statements of the service wait for locks another transaction holds. */
+  const untilWritesWait = async (writes = 1) => {
+    for (let waited = 0; ; waited++) {
+      const rows = await db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")
+      if (Number(rows[0]?.n) >= writes) return
+      if (waited > 200) throw new Error("no write waited for the held row")
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
   const statuses = (responses: ReadonlyArray<{ readonly status: number }>) => responses.map((r) => r.status).sort()
   const product = (name: string, extra: Record<string, unknown> = {}) =>
     t.req("POST", "/v1/products", { body: { familyId, name, ...extra } })
@@ -215,12 +224,7 @@ describe.runIf(available)("postgres: concurrent requests", () => {
           ]
         }
       })
-      for (let waited = 0; ; waited++) {
-        const rows = await db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")
-        if (Number(rows[0]?.n) > 0) break
-        if (waited > 200) throw new Error("the batch never waited for the held slug")
-        await new Promise((resolve) => setTimeout(resolve, 25))
-      }
+      await untilWritesWait()
       await commit()
       const results = (await bulk).json.results as ReadonlyArray<{ ok: boolean; error?: { code: string; message: string } }>
       expect(results.map((r) => (r.ok ? "ok" : r.error?.code))).toEqual(["conflict", "ok", "conflict", "ok", "conflict", "ok"])
@@ -257,5 +261,32 @@ describe.runIf(available)("postgres: concurrent requests", () => {
     expect(await Promise.all(slugs.map(slugsOf))).toEqual(slugs.map(() => 1))
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(await deadlocks()).toBe(before)
+  }, 60_000)
+
+  it("names the slug, not the name, when a brand's slug is taken by a write committed while it was written", async () => {
+    const [holder, other, patched] = await Promise.all(["Slug holder", "Other holder", "Patched"].map((name) =>
+      t.req("POST", "/v1/brands", { body: { name } })
+    ))
+    // Another process takes the slugs without having committed: the writes find them free when
+    // they check, and then wait on them while writing, until that process commits.
+    const owner = ownerConnection(db.url)
+    try {
+      const commit = await owner.hold((sql) =>
+        sql`update brands set slug = case when id = ${holder!.json.id} then 'hot-created' else 'hot-patched' end
+            where id in ${sql.in([holder!.json.id, other!.json.id])}`
+      )
+      const created = t.req("POST", "/v1/brands", { body: { name: "Fresh brand", slug: "hot-created" } })
+      await untilWritesWait(1)
+      const updated = t.req("PATCH", `/v1/brands/${patched!.json.id}`, { body: { slug: "hot-patched" } })
+      await untilWritesWait(2)
+      await commit()
+      const answers = await Promise.all([created, updated])
+      expect(answers.map((a) => [a.status, a.json.error?.message])).toEqual([
+        [409, "brand slug hot-created is taken"],
+        [409, "brand slug hot-patched is taken"]
+      ])
+    } finally {
+      await owner.close()
+    }
   }, 60_000)
 })

@@ -8,7 +8,7 @@ import { Conflict } from "../../core/shared/Errors.js"
 import { BooleanColumn, decodeCount, StoredValuesColumn, toJson } from "./Columns.js"
 import { nameOrSlugHolds } from "./NameSearch.js"
 import { heldIds, holdForDelete, holdProducts, presentValues } from "./PresentValues.js"
-import { isUniqueViolation } from "./SqlErrors.js"
+import { isUniqueViolation, isUniqueViolationOn } from "./SqlErrors.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -56,8 +56,11 @@ export const make = Effect.gen(function*() {
         )
       )
     )
+  // A write committed after `clash` looked: the index it broke names which of the two is taken.
   const conflict = (b: Brand) => (e: SqlError) =>
-    isUniqueViolation(e) ? Effect.fail(new Conflict({ message: `brand name ${b.name} or slug ${b.slug} is taken` })) : Effect.die(e)
+    !isUniqueViolation(e) ? Effect.die(e) : Effect.fail(new Conflict({
+      message: isUniqueViolationOn(e, "brands", ["organization_id", "slug"]) ? `brand slug ${b.slug} is taken` : `brand name ${b.name} is taken`
+    }))
 
   return BrandRepository.of({
     insert: (b) =>
