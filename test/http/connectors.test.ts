@@ -350,10 +350,14 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
       expect(refused.status, bad).toBe(422)
       expect(refused.json.error.code).toBe("validation_failed")
     }
-    for (const bad of ["since=yesterday", "until=2020-13-01", "since=2026-02-30T00:00:00Z"]) {
+    for (const bad of ["since=yesterday", "until=2020-13-01", "since=2026-02-30T00:00:00Z", `until=${encodeURIComponent("9999-12-31T23:59:59-23:59")}`]) {
       const refused = await fresh.req("GET", `/v1/audit-log?${bad}`)
       expect(refused.json.error.details.issues, bad).toEqual([
-        { path: [bad.split("=")[0]], message: "must be an ISO 8601 date-time with a zone, or a date", code: "invalid" }
+        {
+          path: [bad.split("=")[0]],
+          message: "must be an ISO 8601 date-time with a zone, on a day that exists, in the years 0000 to 9999 once in UTC, or a date",
+          code: "invalid"
+        }
       ])
     }
     expect((await t.req("GET", `/v1/audit-log?entity_id=${key.id}`)).json.data).toEqual([])

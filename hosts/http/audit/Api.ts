@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { AuditPage } from "../../../core/events/AuditEntry.js"
-import { isCalendarDate } from "../../../core/shared/Calendar.js"
+import { DATETIME_MESSAGE, isCalendarDate } from "../../../core/shared/Calendar.js"
 import { DateTimeString, strict, Uuid } from "../../../core/shared/Fields.js"
 import { TenantAuth } from "../Authentication.js"
 import { pageParams } from "../Paging.js"
@@ -9,7 +9,7 @@ import { pageParams } from "../Paging.js"
 /** A moment to filter by: an ISO 8601 date-time with a zone, or a date (midnight UTC). */
 const Instant = Schema.String.pipe(
   Schema.filter((s) => isCalendarDate(s) || Schema.is(DateTimeString)(s), {
-    message: () => "must be an ISO 8601 date-time with a zone, or a date",
+    message: () => `${DATETIME_MESSAGE}, or a date`,
     jsonSchema: { anyOf: [{ type: "string", format: "date-time" }, { type: "string", format: "date" }] }
   })
 )
