@@ -128,6 +128,22 @@ describe("embedding the catalog as a library", () => {
       expect([page.data.map((p) => p.id), media.size, entries.map((e) => e.name)]).toEqual([[product.id], 3, ["product.created"]])
     }).pipe(Effect.provide(catalog)))
 
+  it.live("filters the audit log by instants written in any ISO 8601 form, as the host takes them", () =>
+    Effect.gen(function*() {
+      const org = yield* (yield* Organizations).create({ name: "Dated shop", slug: "dated" }, { _tag: "Service" })
+      const tenant = CurrentTenant.of({ organizationId: org.id, actor: { type: "service", id: "dated" }, role: null })
+      const list = (bounds: Partial<AuditFilter>) =>
+        Effect.provideService(Effect.flatMap(AuditLog, (log) => log.list({ ...bounds, limit: 10, offset: 0 })), CurrentTenant, tenant)
+      const [created] = (yield* list({})).data
+      const at = Date.parse(created!.createdAt)
+      // The second the event happened in, in UTC without milliseconds and at an offset.
+      const second = new Date(at - (at % 1000)).toISOString()
+      const forms = [second.replace(".000Z", "Z"), new Date(Date.parse(second) + 3_600_000).toISOString().replace(".000Z", "+01:00")]
+      for (const since of forms) expect([since, (yield* list({ since })).data.length]).toEqual([since, 1])
+      for (const until of forms) expect([until, (yield* list({ until })).data.length]).toEqual([until, 0])
+      expect((yield* list({ since: second.slice(0, 10) })).data.length).toBe(1)
+    }).pipe(Effect.provide(catalog)))
+
   it.live("decodes untrusted input with the schemas and refusals of the HTTP host, as ValidationFailed", () =>
     Effect.gen(function*() {
       const org = yield* (yield* Organizations).create({ name: "Decoding shop", slug: "decoding" }, { _tag: "Service" })

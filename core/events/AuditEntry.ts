@@ -24,7 +24,10 @@ export const AuditPage = Schema.Struct({
 })
 export type AuditPage = typeof AuditPage.Type
 
-/** Which events to list; `since` is inclusive, `until` exclusive, both ISO 8601 UTC. */
+/**
+ * Which events to list; `since` is inclusive, `until` exclusive, both ISO 8601 date-times with a
+ * zone, to any precision, or dates (midnight UTC).
+ */
 export interface AuditFilter {
   readonly entityType?: string | undefined
   readonly entityId?: string | undefined
