@@ -28,6 +28,7 @@ import { ModifiersLive } from "./modifiers/Http.js"
 import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
 import { DOCS_PATH, OPENAPI_PATH } from "./KnownRoutes.js"
+import { challengeUnauthenticated } from "./Challenge.js"
 import { closeAfterUnreadBody } from "./UnreadBodies.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
 
@@ -100,7 +101,7 @@ const handlers = (guarded: ReturnType<typeof guards>) =>
 /** The HTTP application on whatever `HttpServer` is provided (a real port, or a test server). */
 export const server = (config: HostConfig, track?: (app: HttpApp.Default) => HttpApp.Default) => {
   const guarded = guards(config)
-  return HttpApiBuilder.serve((app) => closeAfterUnreadBody(track ? track(app) : app)).pipe(
+  return HttpApiBuilder.serve((app) => challengeUnauthenticated(closeAfterUnreadBody(track ? track(app) : app))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
     Layer.provide(HttpApiScalar.layer({ path: DOCS_PATH })),
     // The edge runs a route's middleware before it refuses the route's body (see EdgeLive).

@@ -55,11 +55,16 @@ describe("authentication", () => {
         : types.includes("multipart/form-data")
         ? { rawBody: '--b\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\n\r\na\r\n--b--\r\n', headers: { "content-type": "multipart/form-data; boundary=b" } }
         : {}
-      for (const auth of [undefined, "pim_not-a-key", host.session(uuid(), undefined, -60)]) {
+      // No key, one that is no key, one of the right form that no organization holds, an expired session.
+      for (const auth of [undefined, "pim_not-a-key", `pim_${"A".repeat(43)}`, host.session(uuid(), undefined, -60)]) {
         const r = await host.request(method, url, { ...body, ...(auth === undefined ? {} : { auth }) })
-        expect([method, path, r.status, r.json]).toEqual([method, path, 401, unauthenticated])
+        expect([method, path, r.status, r.json, r.headers.get("www-authenticate")])
+          .toEqual([method, path, 401, unauthenticated, 'Bearer realm="catalog"'])
       }
-      if (method === "GET") expect([path, (await host.request("HEAD", url)).status]).toEqual([path, 401])
+      if (method === "GET") {
+        const head = await host.request("HEAD", url)
+        expect([path, head.status, head.headers.get("www-authenticate")]).toEqual([path, 401, 'Bearer realm="catalog"'])
+      }
     }
   })
 
