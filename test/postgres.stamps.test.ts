@@ -1,4 +1,6 @@
 import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type OwnerConnection, ownerConnection } from "./support/OwnerConnection.js"
 import { postgresAvailable } from "./support/Postgres.js"
@@ -49,12 +51,12 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
         })
     )
 
-  /** Answers once a statement of the service waits for a row lock (the one `holdProduct` holds). */
-  const waitingForRow = async () => {
+  /** Answers once `statements` of the service wait for a lock (the row `holdProduct` holds, say). */
+  const waitingForLocks = async (statements = 1) => {
     for (let waited = 0; ; waited++) {
       const rows = await db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")
-      if (Number(rows[0]?.n) > 0) return
-      if (waited > 400) throw new Error("the write never waited for the held product")
+      if (Number(rows[0]?.n) >= statements) return
+      if (waited > 400) throw new Error(`${statements} statements never waited for the locks held`)
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
   }
@@ -67,7 +69,7 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
       const release = await holdProduct(product.id)
       const deletion = t.req("DELETE", `/v1/${kind}/${record.id}`)
       // The deletion waits for the row; the write holding it is stamped only once let go.
-      await waitingForRow()
+      await waitingForLocks()
       const stampedBefore = await release()
       expect((await deletion).status).toBe(204)
       const after = (await t.req("GET", `/v1/products/${product.id}`)).json
@@ -94,7 +96,7 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
       const write = change === "deletion"
         ? t.req("DELETE", `/v1/attributes/${attribute.id}`)
         : t.req("PATCH", `/v1/attributes/${attribute.id}`, { body: { code: `${code}_v2` } })
-      await waitingForRow()
+      await waitingForLocks()
       const stampedBefore = await release()
       expect((await write).status).toBe(change === "deletion" ? 204 : 200)
       const after = (await t.req("GET", `/v1/products/${product.id}`)).json
@@ -105,4 +107,27 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
       expect(found.map((p: { id: string }) => p.id)).toEqual([product.id])
     }, 30_000)
   }
+
+  // The organization's deletion waits for the writes in flight (they hold its lock shared) and
+  // exports what they left: it read the clock before it waited, so its export claimed an
+  // `exportedAt` older than the `updatedAt` of rows in it.
+  it("stamps an organization's export after the writes it waited for", async () => {
+    const doomed = await host.tenant()
+    const family = (await doomed.req("POST", "/v1/attribute-families", { body: { code: "lamps", label: {} } })).json
+    const product = (await doomed.req("POST", "/v1/products", { body: { familyId: family.id, name: "Lamp" } })).json
+    // Held as another write to the product holds it: the PATCH waits, holding its organization shared.
+    const release = await owner.hold((sql) => sql`select pg_advisory_xact_lock(hashtextextended(${`product:${product.id}`}, 0))`)
+    const rename = doomed.req("PATCH", `/v1/products/${product.id}`, { body: { name: "Lamp renamed" } })
+    await waitingForLocks(1)
+    const deletion = doomed.sreq("DELETE", `/v1/organizations/${doomed.organization.id}`, { body: { confirm: doomed.organization.slug } })
+    await waitingForLocks(2)
+    await release()
+    const renamed = await rename
+    expect(renamed.status).toBe(200)
+    const deleted = await deletion
+    expect(deleted.status).toBe(200)
+    const exported = JSON.parse(readFileSync(join(host.config.dataDir, "blobs", deleted.json.exportKey), "utf8"))
+    expect(exported.tables.products.map((p: { name: string }) => p.name)).toEqual(["Lamp renamed"])
+    expect(exported.exportedAt >= renamed.json.updatedAt).toBe(true)
+  }, 30_000)
 })

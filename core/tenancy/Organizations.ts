@@ -252,16 +252,17 @@ export const makeOrganizations = Effect.gen(function*() {
       if (confirm !== organization.slug) {
         return yield* ValidationFailed.one(["confirm"], "must equal the organization slug", "confirm_mismatch")
       }
-      const now = yield* nowIso
-      const exportKey = `exports/${id}/${now.replace(/[:.]/g, "-")}.json`
       // One transaction, holding the organization: the export has every row the cascade
       // deletes, and of concurrent deletions one succeeds and the others find nothing.
-      const { deletedCounts, event, listeners } = yield* uow.system(
+      const { deletedCounts, event, exportKey, listeners } = yield* uow.system(
         Effect.gen(function*() {
           // Deletions of one organization take turns before any of them holds its row: a second
           // one queued on the row would take it from the writes the first had to give way to.
           yield* uow.lock("organization", [id])
           if (!(yield* repo.holdForDeletion(id))) return yield* new NotFound({ entity: "organization", id })
+          // Read once the writes in flight have committed: they are in the export, stamped before it.
+          const now = yield* nowIso
+          const exportKey = `exports/${id}/${now.replace(/[:.]/g, "-")}.json`
           const dump = yield* repo.exportTenant(id)
           const body = JSON.stringify({ organization, exportedAt: now, tables: dump })
           yield* blobs.put(exportKey, new TextEncoder().encode(body))
@@ -269,7 +270,7 @@ export const makeOrganizations = Effect.gen(function*() {
           const deletedCounts = yield* repo.deleteCascade(id)
           // Recorded after the cascade so the event outlives the tenant as its tombstone.
           const event = yield* record(id, tenant.actor, "organization.deleted", { slug: organization.slug, exportKey })
-          return { deletedCounts, event, listeners }
+          return { deletedCounts, event, exportKey, listeners }
         })
       )
       // This process forgets the tenant's keys at once; others within the key cache's lifetime.
