@@ -130,4 +130,58 @@ describe.runIf(available)("postgres: a deletion that waits for a write to its pr
     expect(exported.tables.products.map((p: { name: string }) => p.name)).toEqual(["Lamp renamed"])
     expect(exported.exportedAt >= renamed.json.updatedAt).toBe(true)
   }, 30_000)
+
+  // A revocation read the clock before it waited for the key's row, so one that waited for a
+  // rename committed with an older `updatedAt` than the rename's.
+  it("stamps a key's revocation after a rename of it that it waited for", async () => {
+    const key = (await t.req("POST", "/v1/api-keys", { body: { name: "doomed" } })).json
+    // Held as a rename holds it: the key's lock, then its row, stamped once let go.
+    const release = await owner.hold(
+      (sql) => Effect.zipRight(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`api_key:${key.id}`}, 0))`,
+        sql`select id from api_keys where id = ${key.id} for update`
+      ),
+      (sql) =>
+        Effect.suspend(() => {
+          const at = new Date().toISOString()
+          return Effect.as(sql`update api_keys set name = 'renamed', updated_at = ${at} where id = ${key.id}`, at)
+        })
+    )
+    const revocation = t.req("POST", `/v1/api-keys/${key.id}/revoke`)
+    await waitingForLocks()
+    const stampedBefore = await release()
+    const revoked = await revocation
+    expect(revoked.status).toBe(200)
+    expect([revoked.json.name, revoked.json.updatedAt >= stampedBefore]).toEqual(["renamed", true])
+  }, 30_000)
+
+  // An update records its event even when it changes nothing and writes no row: a deletion that
+  // took no lock could commit between its read and its commit, and the update's event followed
+  // the deletion's.
+  for (const kind of ["connector", "family", "attachment"] as const) {
+    it(`deletes the ${kind} after an update of it that waits before it`, async () => {
+      const made = kind === "connector"
+        ? await t.req("POST", "/v1/connectors", {
+          body: { name: "hook", type: "headless", config: { destination_url: "https://example.com/hook", secret: "s".repeat(32), events: ["product.*"] } }
+        })
+        : await t.req("POST", "/v1/attribute-families", { body: { code: `doomed_${kind}`, label: { en: "Doomed" } } })
+      const attribute = (await t.req("POST", "/v1/attributes", { body: { code: `doomed_${kind}`, label: {}, type: "text" } })).json
+      if (kind === "attachment") await t.req("POST", `/v1/attribute-families/${made.json.id}/attributes`, { body: { attributeId: attribute.id } })
+      const path = {
+        connector: `/v1/connectors/${made.json.id}`,
+        family: `/v1/attribute-families/${made.json.id}`,
+        attachment: `/v1/attribute-families/${made.json.id}/attributes/${attribute.id}`
+      }[kind]
+      const lock = `${kind === "connector" ? "connector" : "family"}:${made.json.id}`
+      const release = await owner.hold((sql) => sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`)
+      const update = t.req("PATCH", path, { body: { connector: { name: "hook" }, family: { label: { en: "Doomed" } }, attachment: { position: 0 } }[kind] })
+      await waitingForLocks(1)
+      const deletion = t.req("DELETE", path)
+      await waitingForLocks(2)
+      await release()
+      expect([(await update).status, (await deletion).status]).toEqual([200, 204])
+      const events = (await t.req("GET", `/v1/audit-log?entity_id=${made.json.id}`)).json.data.map((e: { action: string }) => e.action)
+      expect(events).toEqual(kind === "attachment" ? ["deleted", "updated", "created", "created"] : ["deleted", "updated", "created"])
+    }, 30_000)
+  }
 })

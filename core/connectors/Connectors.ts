@@ -116,6 +116,8 @@ export const makeConnectors = Effect.gen(function*() {
   const remove = (id: string) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
+        // An update in flight, which may record its event without writing the row, comes first.
+        yield* uow.lock("connector", [id])
         if (!(yield* repo.delete(organizationId, id))) return yield* new NotFound({ entity: "connector", id })
         yield* services(emit({ name: "connector.deleted", entityType: "connector", entityId: id, payload: {} }))
       })

@@ -213,6 +213,8 @@ export const makeFamilies = Effect.gen(function*() {
   const remove = (id: string) =>
     tenant((organizationId) =>
       Effect.gen(function*() {
+        // An update in flight, which may record its event without writing the row, comes first.
+        yield* uow.lock("family", [id])
         const family = yield* find(organizationId, id)
         if (isProvisionedKind(family.entityKind)) {
           // Categories (brands) name no family: this one governs them all, and its deletion
@@ -301,6 +303,8 @@ export const makeFamilies = Effect.gen(function*() {
   const detach = (familyId: string, attributeId: string) =>
     tenant((organizationId) =>
       Effect.gen(function*() {
+        // The family first, as its deletion takes them: an attachment's update in flight comes first.
+        yield* uow.lock("family", [familyId])
         yield* changeDefinitions(uow, organizationId)
         yield* find(organizationId, familyId)
         // Detaching what is not attached does nothing, an id no attribute can have included.

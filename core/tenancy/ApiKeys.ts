@@ -99,6 +99,8 @@ export const makeApiKeys = Effect.gen(function*() {
     Effect.gen(function*() {
       const key = yield* inTenant((organizationId) =>
         Effect.gen(function*() {
+          // Held before the clock is read: a rename in flight commits first, stamped before it.
+          yield* uow.lock("api_key", [id])
           const at = yield* now
           const row = yield* repo.revoke(organizationId, id, at)
           if (Option.isNone(row)) return yield* new NotFound({ entity: "api key", id })
