@@ -17,6 +17,7 @@ import { UnitOfWork } from "../../core/shared/UnitOfWork.js"
 import { CurrentTenant } from "../../core/tenancy/Actor.js"
 import { Organizations } from "../../core/tenancy/Organizations.js"
 import { runDispatcher } from "../../core/webhooks/Dispatcher.js"
+import { WebhookSender } from "../../core/webhooks/WebhookSender.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
 import { type Receiver, startReceiver } from "../support/Receiver.js"
 import { steppingClock } from "../support/SteppingClock.js"
@@ -433,6 +434,27 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           }))
           expect(slowSentFirst).toBeLessThan(5)
           expect(count("/slow")).toBe(5)
+        }))), 30_000)
+
+    it.effect("passes a connector whose slice ran out over in the process that served it only: another claims it at once", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          receiver.answer("/sliced", { delayMs: 300 })
+          yield* install(tenant, receiver.url("/sliced"), ["brand.*"])
+          for (let i = 0; i < 4; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          let sentBySecond = 0
+          const counted = Effect.map(WebhookSender, (sender) =>
+            WebhookSender.of({ ...sender, send: (request) => Effect.zipRight(Effect.sync(() => sentBySecond++), sender.send(request)) }))
+          yield* Effect.scoped(Effect.gen(function*() {
+            // The first looks for work again only when its own fiber finishes: then it passes the connector over.
+            yield* Effect.forkScoped(runDispatcher({ pollInterval: "1 hour", slice: "100 millis" }))
+            yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/sliced"))
+            yield* Effect.forkScoped(runDispatcher({ pollInterval: "50 millis" }).pipe(Effect.provideServiceEffect(WebhookSender, counted)))
+            yield* eventually(Effect.map(queued(organization.id), (n) => n === 0))
+          }))
+          expect(sentBySecond).toBe(3)
         }))), 30_000)
 
     it.effect("lets a slow receiver hold up no other connector of its organization", () =>
