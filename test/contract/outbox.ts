@@ -521,6 +521,28 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           expect(receiver.received.some((r) => r.path === "/elsewhere")).toBe(false)
         }))))
 
+    it.effect("sends an event again, with the same delivery id, when its attempt could not be recorded", () =>
+      TestServices.provideLive(withReceiver((receiver) =>
+        Effect.gen(function*() {
+          const { organization, tenant } = yield* newTenant
+          const crypto = yield* Crypto
+          yield* install(tenant, receiver.url("/unrecorded"), ["brand.*"])
+          const event = yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+          let failures = 1
+          const failingOnce = Effect.map(ConnectorRepository, (repo) =>
+            ConnectorRepository.of({
+              ...repo,
+              recordDelivery: (...args) =>
+                failures-- > 0 ? Effect.dieMessage("the delivery log cannot be written") : repo.recordDelivery(...args)
+            }))
+          yield* dispatching(eventually(Effect.map(queued(organization.id), (n) => n === 0))).pipe(
+            Effect.provideServiceEffect(ConnectorRepository, failingOnce),
+            Logger.withMinimumLogLevel(LogLevel.None)
+          )
+          const sent = receiver.received.filter((r) => r.path === "/unrecorded").map((r) => r.headers["x-service-delivery"])
+          expect(sent).toEqual([event.id, event.id])
+        }))))
+
     it.effect("waits longer after each failed claim while the outbox cannot be claimed, logs the outage in full once, and delivers once it is back", () =>
       withReceiver((receiver) =>
         Effect.gen(function*() {
