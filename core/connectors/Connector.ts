@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { EventPattern } from "../events/Subscription.js"
 import { BoundedArray, BoundedMap } from "../shared/Bounded.js"
-import { Name, strict, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
+import { ClosedStruct } from "../shared/Closed.js"
+import { Name, TextMap, Timestamp, Uuid } from "../shared/Fields.js"
 import { shown } from "../shared/Preview.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 
@@ -83,12 +84,12 @@ export const EventPatterns = BoundedArray(EventPattern, 100, "at most 100 patter
 export const InstallConnector = Schema.Struct({
   type: Schema.Literal("headless"),
   name: Name,
-  config: Schema.Struct({
+  config: ClosedStruct({
     destination_url: DestinationUrl,
     secret: WebhookSecret,
     events: Schema.optional(EventPatterns),
     extra_headers: Schema.optional(ExtraHeaders)
-  }).annotations(strict)
+  })
 })
 export type InstallConnector = typeof InstallConnector.Type
 
@@ -101,11 +102,11 @@ export const UpdateConnector = Schema.Struct({
   type: Schema.optional(Unchangeable),
   name: Schema.optional(Name),
   config: Schema.optional(
-    Schema.Struct({
+    ClosedStruct({
       events: Schema.optional(EventPatterns),
       destination_url: Schema.optional(Unchangeable),
       extra_headers: Schema.optional(Unchangeable)
-    }).annotations(strict)
+    })
   )
 })
 export type UpdateConnector = typeof UpdateConnector.Type

@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
 import type { Issue } from "../shared/Errors.js"
 import { BoundedArray } from "../shared/Bounded.js"
-import { AmountCents, Code, LabelInput, LocalizedLabel, Name, NonEmptyString, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { ClosedStruct } from "../shared/Closed.js"
+import { AmountCents, Code, LabelInput, LocalizedLabel, Name, NonEmptyString, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** How a shopper fills the modifier in: a choice among options, or a free value. */
 export const ModifierType = Schema.Literal("select", "multiselect", "text", "number", "boolean")
@@ -12,10 +13,10 @@ export type ModifierType = typeof ModifierType.Type
 const CURRENCY_MESSAGE = "must be an ISO 4217 code such as EUR"
 
 /** Money as everywhere in the API: a closed map, so a misspelt key is refused rather than dropped. */
-const Money = Schema.Struct({
+const Money = ClosedStruct({
   amount_cents: AmountCents,
   currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => CURRENCY_MESSAGE }))
-}).annotations(strict)
+})
 
 export const ModifierOption = Schema.Struct({
   value: NonEmptyString,

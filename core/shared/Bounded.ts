@@ -30,7 +30,7 @@ const sizeFirst = <A, I>(bounded: Schema.Schema<A, I>, sized: (input: unknown) =
   )
 }
 
-const isObject = (input: unknown) => typeof input === "object" && input !== null && !Array.isArray(input)
+export const isObject = (input: unknown) => typeof input === "object" && input !== null && !Array.isArray(input)
 
 /** An array of at most `max` items, its length checked before its items (`message` beyond). */
 export const BoundedArray = <A, I>(item: Schema.Schema<A, I>, max: number, message: string) =>
@@ -42,3 +42,4 @@ export const BoundedMap = <A extends object, I extends object>(map: Schema.Schem
     map.pipe(Schema.filter((m) => Object.keys(m).length <= max, { message: () => message, jsonSchema: { maxProperties: max } })),
     isObject
   )
+

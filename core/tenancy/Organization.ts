@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { isCurrencyCode } from "../shared/Currencies.js"
+import { ClosedStruct } from "../shared/Closed.js"
 import { isEmailAddress, Name, NonEmptyString, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** The only settings an organization holds; any other key is refused on write. */
@@ -17,23 +18,23 @@ const CurrencyCode = Schema.String.pipe(Schema.filter(isCurrencyCode, { message:
  * Settings as a write may set them: a default locale or channel that a value can carry (never
  * empty), a currency that a money value can. Stored settings are read as they were written.
  */
-const SettingsInput = Schema.Struct({
+const SettingsInput = ClosedStruct({
   default_locale: Schema.optional(NonEmptyString),
   default_channel: Schema.optional(NonEmptyString),
   default_currency: Schema.optional(CurrencyCode),
   content_pages_enabled: Schema.optional(Schema.Boolean)
-}).annotations(strict)
+})
 
 /**
  * Settings as a PATCH sends them: merged key by key into those stored, a key sent as null
  * removed (as a value entry sent with `value: null` is), so one setting can be unset alone.
  */
-const SettingsPatch = Schema.Struct({
+const SettingsPatch = ClosedStruct({
   default_locale: Schema.optional(Schema.NullOr(NonEmptyString)),
   default_channel: Schema.optional(Schema.NullOr(NonEmptyString)),
   default_currency: Schema.optional(Schema.NullOr(CurrencyCode)),
   content_pages_enabled: Schema.optional(Schema.NullOr(Schema.Boolean))
-}).annotations(strict)
+})
 export type SettingsPatch = typeof SettingsPatch.Type
 
 /** The stored settings with a PATCH's merged in; removing keys from no settings at all, or merging none, leaves none. */
@@ -80,13 +81,13 @@ export class OrganizationDetails extends Schema.Class<OrganizationDetails>("Orga
   billing: Schema.NullOr(Billing)
 }) {}
 
-export const InitialAdmin = Schema.Struct({
+export const InitialAdmin = ClosedStruct({
   email: Schema.optional(Schema.String.pipe(
     Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
     Schema.filter(isEmailAddress, { message: () => "must be an email address" })
   )),
   userId: Schema.optional(Uuid)
-}).annotations(strict)
+})
 
 export const CreateOrganization = Schema.Struct({
   name: Name,
