@@ -6,6 +6,13 @@ export const OPENAPI_PATH = "/openapi.json"
 export const DOCS_PATH = "/docs"
 
 /**
+ * How the routers match paths. Their default takes a path parameter of at most 100 characters,
+ * so a longer id was answered as an unknown route (404 before any credentials) rather than as
+ * the malformed id it is: a parameter may be as long as a request target.
+ */
+export const ROUTER_CONFIG = { maxParamLength: 65535 }
+
+/**
  * What the router does with a request: no route takes it; a route takes it and reads no body
  * (HttpApi then never reads one: a malformed JSON body sent there would pass unseen, and the
  * action run); a route takes it that reads a multipart form (an upload); or a route takes it
@@ -57,7 +64,7 @@ export const knownRoute = (api: HttpApi.HttpApi.Any): Effect.Effect<KnownRoute, 
       })
     }
   }
-  return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes))).pipe(
+  return Effect.runSync(HttpRouter.toHttpApp(HttpRouter.fromIterable(routes)).pipe(HttpRouter.withRouterConfig(ROUTER_CONFIG))).pipe(
     Effect.map((response) => found[Number(response.headers["x-route"])] ?? unknownRoute),
     Effect.catchTag("RouteNotFound", () => Effect.succeed(unknownRoute))
   )

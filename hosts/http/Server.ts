@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, type HttpApp, HttpMiddleware } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, type HttpApp, HttpMiddleware, HttpRouter } from "@effect/platform"
 import { type ConfigError, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { join } from "node:path"
 import * as FileBlobStore from "../../adapters/blobs/FileBlobStore.js"
@@ -27,7 +27,7 @@ import { HealthLive } from "./health/Http.js"
 import { ModifiersLive } from "./modifiers/Http.js"
 import * as ProductsHttp from "./products/Http.js"
 import * as SchemaHttp from "./schema/Http.js"
-import { DOCS_PATH, OPENAPI_PATH } from "./KnownRoutes.js"
+import { DOCS_PATH, OPENAPI_PATH, ROUTER_CONFIG } from "./KnownRoutes.js"
 import { challengeUnauthenticated } from "./Challenge.js"
 import { closeAfterUnreadBody } from "./UnreadBodies.js"
 import { ApiKeysLive, CallerLive, OrganizationsLive } from "./tenancy/Http.js"
@@ -102,6 +102,7 @@ const handlers = (guarded: ReturnType<typeof guards>) =>
 export const server = (config: HostConfig, track?: (app: HttpApp.Default) => HttpApp.Default) => {
   const guarded = guards(config)
   return HttpApiBuilder.serve((app) => challengeUnauthenticated(closeAfterUnreadBody(track ? track(app) : app))).pipe(
+    Layer.provide(HttpRouter.setRouterConfig(ROUTER_CONFIG)),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH })),
     Layer.provide(HttpApiScalar.layer({ path: DOCS_PATH })),
     // The edge runs a route's middleware before it refuses the route's body (see EdgeLive).

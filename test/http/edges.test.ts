@@ -770,6 +770,15 @@ describe("the error envelope at the edges", () => {
     expect([withBadBody.status, withBadBody.json.error.details.issues.map((i: { path: Array<string> }) => i.path)]).toEqual([422, [["id"]]])
   })
 
+  it("answers an id longer than 100 characters as any malformed one, not as an unknown route", async () => {
+    const t = await host.tenant()
+    for (const path of [`/v1/products/${"a".repeat(101)}`, `/v1/brands/${"a".repeat(5000)}`, `/v1/products/${"a".repeat(300)}/variants`]) {
+      const r = await t.req("GET", path)
+      expect([path.length, r.status, r.json.error.details?.issues]).toEqual([path.length, 422, [{ path: ["id"], message: "must be a UUID", code: "invalid" }]])
+      expect([path.length, (await host.request("GET", path)).status]).toEqual([path.length, 401])
+    }
+  })
+
   it("answers an id whose percent-escapes do not decode with 422 on a route that exists, after the credentials and the body", async () => {
     const t = await host.tenant()
     for (const path of ["/v1/products/%ZZ", "/v1/products/%FF/variants", "/v1/brands/%"]) {
