@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, byScope, entriesOf, isFilled, MARKUP_TAG, resolvedEntry, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, byScope, entriesOf, isFilled, replaceTags, resolvedEntry, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -105,7 +105,7 @@ const INLINE_TAGS = new Set([
  * references (`&amp;`, `&#233;`, `&eacute;`) read.
  */
 const richText = (html: string): string =>
-  html.replace(MARKUP_TAG, (_, name?: string) => (name !== undefined && INLINE_TAGS.has(name.toLowerCase()) ? "" : " ")).replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
+  replaceTags(html, (_, name) => (name !== undefined && INLINE_TAGS.has(name.toLowerCase()) ? "" : " ")).replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));/g, (ref, dec?: string, hex?: string, name?: string) =>
     (dec !== undefined
       ? fromCodePoint(Number(dec))
       : hex !== undefined

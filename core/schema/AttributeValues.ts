@@ -186,7 +186,17 @@ const isEmpty = (value: unknown): boolean =>
  * `/` (an end tag), `!` (a comment or doctype) or `?`, up to the next `>`. Any other `<` is
  * text, as a browser shows it: `volume <10 dB, weight >2 kg` holds no tag.
  */
-export const MARKUP_TAG = /<(?:\/?([a-zA-Z][^\s/>]*)[^>]*|[!?/][^>]*)>/g
+const MARKUP_TAG = /<(?:\/?([a-zA-Z][^\s/>]*)[^>]*|[!?/][^>]*)>/g
+
+/**
+ * `html` with each of its tags (`MARKUP_TAG`, its name passed when it has one) replaced. Only
+ * the text up to the last `>` is searched: a `<` after it starts no tag, and searching from each
+ * one took time growing with the square of their count (6 MB of `<a ` held the server for hours).
+ */
+export const replaceTags = (html: string, replace: (tag: string, name?: string) => string): string => {
+  const end = html.lastIndexOf(">") + 1
+  return html.slice(0, end).replace(MARKUP_TAG, replace) + html.slice(end)
+}
 
 /** Elements that show content without text: an image, a video or sound, an embedded frame or drawing. */
 const EMBEDDED_CONTENT = /<(?:img|picture|video|audio|iframe|embed|object|svg|canvas)[\s/>]/i
@@ -197,7 +207,7 @@ const EMBEDDED_CONTENT = /<(?:img|picture|video|audio|iframe|embed|object|svg|ca
  */
 const isBlankMarkup = (value: unknown): boolean =>
   typeof value === "string" && !EMBEDDED_CONTENT.test(value) &&
-  !hasVisibleText(value.replace(MARKUP_TAG, "").replace(/&nbsp;|&#160;|&#xa0;/gi, " "))
+  !hasVisibleText(replaceTags(value, () => "").replace(/&nbsp;|&#160;|&#xa0;/gi, " "))
 
 /** Entries by `scopeKey`, the first of each scope kept: each lookup of a resolution is then one. */
 export const byScope = (entries: ReadonlyArray<ValueEntry>): ReadonlyMap<string, ValueEntry> => {

@@ -336,6 +336,8 @@ describe("isFilled", () => {
     expect(filled("textarea", "a < b")).toBe(true)
     expect(filled("richtext", "<p><3 ></p>")).toBe(true)
     expect(filled("richtext", "<p><!-- draft --></p>")).toBe(false)
+    expect(filled("richtext", "<p></p><br")).toBe(true)
+    expect(filled("richtext", "<a ".repeat(300_000))).toBe(true)
   })
 
   it("counts rich text that shows an image, a video or an embedded frame as filled, though it holds no text", () => {

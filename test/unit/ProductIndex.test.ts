@@ -37,4 +37,12 @@ describe("productIndex", () => {
     expect(text("<p>a < b</p><!-- note -->c<?x?>d</ >e")).toBe(" fan fan a b c d e ")
     expect(text("<p>Super<b>sonic</b> <my-tag>x</my-tag></p>")).toBe(" fan fan supersonic x ")
   })
+
+  it("reads rich text whose tags never close in one pass, as text after the last `>`", () => {
+    const text = (value: string) => productIndex("Fan", "fan", { body: [{ locale: null, channel: null, value }] }, [attribute("body", "richtext")]).searchText
+    expect(text("<b>x</b> <a y <!-- z")).toBe(" fan fan x a y z ")
+    // Searched for a tag from each `<`, such text took minutes (hours at the body limit).
+    expect(text("<a ".repeat(300_000)).length).toBeGreaterThan(600_000)
+    expect(text("<!--".repeat(300_000))).toBe(" fan fan ")
+  })
 })
