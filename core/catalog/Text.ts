@@ -4,7 +4,7 @@
  * the marks are gone: a Hangul syllable is its letters when decomposed (`각` is `ᄀ`, `ᅡ`, `ᆨ`),
  * none of them a mark, and `가` is no part of `각`.
  */
-export const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC")
+export const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC")
 
 /**
  * Diacritics: the marks of the combining diacritical blocks, which Latin, Greek and Cyrillic
@@ -31,9 +31,11 @@ const spellLatin = (folded: string): string => folded.replace(LATIN_LETTER, (c) 
  * Letters and digits written in a compatibility form spelled plainly (NFKC): full-width
  * `Ｋｅｔｔｌｅ` is `Kettle`, the ligature `ﬁ` is `fi`, `m²` is `m2`, `ſ` is `s`. Symbols keep
  * their form, as NFKC would make some of them letters of the word before: `Acme™` stays
- * `Acme™`, not `AcmeTM`.
+ * `Acme™`, not `AcmeTM`. Runs are taken at most 65,536 characters at a time (as are the runs
+ * `searchText` parts words at): matched with `+` in Unicode mode, a run of millions in one value
+ * overflowed the regular expression engine's stack, and the write answered 500.
  */
-export const plainLetters = (s: string): string => s.replace(/[\p{L}\p{M}\p{N}]+/gu, (run) => run.normalize("NFKC"))
+export const plainLetters = (s: string): string => s.replace(/[\p{L}\p{M}\p{N}]{1,65536}/gu, (run) => run.normalize("NFKC"))
 
 /**
  * A slug made from a name: invisible format characters dropped (the soft hyphen, the zero-width
@@ -62,7 +64,7 @@ export const WORD_FORMAT = /(?!\u200b)\p{Cf}/gu
  * (`plainLetters`: `Ｋｅｔｔｌｅ` is found by `kettle`, and `kettle` by `ｋｅｔｔｌｅ`).
  */
 export const searchText = (parts: ReadonlyArray<string>): string => {
-  const words = spellLatin(foldText(plainLetters(parts.join(" ").replace(WORD_FORMAT, "")))).replace(/ς/g, "σ").replace(/[^\p{L}\p{N}]+/gu, " ").trim()
+  const words = spellLatin(foldText(plainLetters(parts.join(" ").replace(WORD_FORMAT, "")))).replace(/ς/g, "σ").replace(/[^\p{L}\p{N}]{1,65536}/gu, " ").replace(/ {2,}/g, " ").trim()
   return words.length === 0 ? "" : ` ${words} `
 }
 

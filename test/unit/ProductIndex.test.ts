@@ -38,6 +38,12 @@ describe("productIndex", () => {
     expect(text("<p>Super<b>sonic</b> <my-tag>x</my-tag></p>")).toBe(" fan fan supersonic x ")
   })
 
+  it("reads a value holding millions of marks or punctuation in a row", () => {
+    const text = (value: string) => productIndex("Fan", "fan", { body: [{ locale: null, channel: null, value }] }, [attribute("body", "textarea")]).searchText
+    expect(text("\u0301" + "-".repeat(8_000_000) + " kettle")).toBe(" fan fan kettle ")
+    expect(text("e" + "\u0301".repeat(8_000_000) + " kettle")).toBe(" fan fan e kettle ")
+  })
+
   it("reads rich text whose tags never close in one pass, as text after the last `>`", () => {
     const text = (value: string) => productIndex("Fan", "fan", { body: [{ locale: null, channel: null, value }] }, [attribute("body", "richtext")]).searchText
     expect(text("<b>x</b> <a y <!-- z")).toBe(" fan fan x a y z ")
