@@ -27,4 +27,17 @@ describe("email addresses", () => {
   it("answers a long invalid address in linear time", () => {
     expect(isEmailAddress(`a@${"a.".repeat(100_000)} `)).toBe(false)
   })
+
+  it("answers a domain of millions of labels", () => {
+    expect(isEmailAddress(`a@${"b.".repeat(4_000_000)}`)).toBe(false)
+    expect(isEmailAddress(`a@${"b.".repeat(4_000_000)}c`)).toBe(true)
+  })
+
+  it("reads as the one expression it replaces", () => {
+    const EXPRESSION = /^[^\s@\p{Cc}]+@[^\s@.\p{Cc}]+(?:\.[^\s@.\p{Cc}]+)+$/u
+    const parts = fc.constantFrom("a", "b", ".", "@", " ", "\u0001", "\u0085", "é", "+")
+    fc.assert(fc.property(fc.array(parts, { maxLength: 12 }).map((p) => p.join("")), (s) => {
+      expect(isEmailAddress(s), s).toBe(EXPRESSION.test(s))
+    }), { numRuns: 2000 })
+  })
 })
