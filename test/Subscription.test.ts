@@ -46,4 +46,19 @@ describe("event subscriptions", () => {
       expect(valid(bad), bad).toBe(false)
     }
   })
+
+  it("checks a pattern of millions of words", () => {
+    const valid = Schema.is(EventPattern)
+    expect(valid(`${"a.".repeat(4_000_000)}b`)).toBe(true)
+    expect(valid(`${"a.".repeat(4_000_000)}*.b`)).toBe(false)
+  })
+
+  it("accepts what the one expression it replaces accepted", () => {
+    const EXPRESSION = /^[a-z0-9_]+(\.[a-z0-9_]+)*\.([a-z0-9_]+|\*)$/
+    const valid = Schema.is(EventPattern)
+    const parts = fc.constantFrom("a", "_", "0", ".", "*", "A", "-", " ")
+    fc.assert(fc.property(fc.array(parts, { maxLength: 10 }).map((p) => p.join("")), (s) => {
+      expect(valid(s), s).toBe(EXPRESSION.test(s))
+    }), { numRuns: 2000 })
+  })
 })

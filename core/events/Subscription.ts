@@ -20,13 +20,22 @@ export const DEFAULT_SUBSCRIPTION: ReadonlyArray<string> = [
   "catalog.wiped"
 ]
 
-// Every event name has a dot (`product.created`, `connector.sync.completed`): a word alone
-// would match nothing.
-const PATTERN = /^[a-z0-9_]+(\.[a-z0-9_]+)*\.([a-z0-9_]+|\*)$/
+const WORD = /^[a-z0-9_]+$/
+
+/**
+ * Words joined by dots, the last of which may be `*`. Every event name has a dot
+ * (`product.created`, `connector.sync.completed`): a word alone would match nothing. Checked
+ * word by word: one expression with a group per word overflowed the regular expression
+ * engine's stack on a pattern of millions of words (a 500).
+ */
+const isEventPattern = (s: string): boolean => {
+  const words = s.split(".")
+  return words.length >= 2 && words.every((word, i) => WORD.test(word) || (i === words.length - 1 && word === "*"))
+}
 
 /** An event name (`product.created`) or a prefix pattern ending in `.*` (`product.*`). */
 export const EventPattern = Schema.String.pipe(
-  Schema.filter((s) => PATTERN.test(s), {
+  Schema.filter(isEventPattern, {
     message: () => "must be an event name such as product.created or a prefix pattern such as product.*"
   })
 )
