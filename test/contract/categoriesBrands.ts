@@ -89,6 +89,18 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         expect(result.topCount).toBe(1)
       }), { timeout: 120_000 })
 
+    it.effect("names a category or brand whose name has nothing in a-z0-9 by its kind", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const categories = yield* Categories
+          const brands = yield* Brands
+          const first = yield* categories.create({ name: "日本" })
+          const second = yield* categories.create({ name: "東京" })
+          return { slugs: [first.slug, second.slug, (yield* brands.create({ name: "日本" })).slug], second }
+        }))
+        expect(result.slugs).toEqual(["category", `category-${result.second.id.replace(/-/g, "").slice(-8)}`, "brand"])
+      }))
+
     it.effect("refuses a brand name taken in any case or spacing, and clears a deleted brand from its products", () =>
       Effect.gen(function*() {
         const { result, organizationId } = yield* inTenant(Effect.gen(function*() {
