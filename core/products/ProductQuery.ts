@@ -10,7 +10,11 @@ export const BooleanParam = Schema.transform(
   { strict: true, decode: (s) => s === "true" || s === "1", encode: (b) => (b ? "true" : "false") }
 )
 
-const NumberParam = NumberText("must be a number").pipe(Schema.finite({ message: () => "must be a number" })).annotations({
+/**
+ * The pattern alone also admits numbers past a double's range (`1e400`), which are refused: no
+ * pattern draws that bound exactly, so the description states it.
+ */
+const NumberParam = NumberText("must be a number", "a number in decimal notation, with an optional fraction and exponent, within a double's range: 1e400 is refused").pipe(Schema.finite({ message: () => "must be a number" })).annotations({
   message: () => "must be a number"
 })
 

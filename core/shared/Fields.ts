@@ -55,8 +55,14 @@ export const IntegerParam = (min: number, max: number, fallback?: number) => {
 }
 
 /** A query number in decimal notation, with an optional fraction and exponent ("-3", "12.5", "1e3"). */
-export const NumberText = (message: string) =>
-  Schema.compose(Schema.String.pipe(Schema.pattern(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, { message: () => message })), Schema.NumberFromString)
+export const NumberText = (message: string, description?: string) =>
+  Schema.compose(
+    Schema.String.pipe(
+      Schema.pattern(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, { message: () => message }),
+      Schema.annotations(description === undefined ? {} : { description })
+    ),
+    Schema.NumberFromString
+  )
 
 /** The largest position the databases store (Postgres `integer`). */
 export const MAX_POSITION = 2147483647

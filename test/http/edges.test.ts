@@ -58,6 +58,11 @@ describe("probes and release", () => {
         "at most 500 ids, repeated or comma-separated; one that is no UUID names no product",
         "at most 50 tags once canonicalized, repeated; a product matches when it carries all"
       ]])
+      // A number's bound too, which the pattern cannot draw: 1e400 matches it and is refused.
+      expect([path, params.filter((p) => p.name === "filterMin" || p.name === "filterMax").map((p) => p.schema.description)]).toEqual([path, [
+        "a number in decimal notation, with an optional fraction and exponent, within a double's range: 1e400 is refused",
+        "a number in decimal notation, with an optional fraction and exponent, within a double's range: 1e400 is refused"
+      ]])
     }
     // A body's bounds too, where a refinement checks them: the shortest secret, a header's value, a label's locale.
     const body = (path: string) => spec.json.paths[path].post.requestBody.content["application/json"].schema.properties
