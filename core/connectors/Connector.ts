@@ -43,6 +43,11 @@ export const WebhookSecret = Schema.String.pipe(
 
 /** Headers every delivery carries; `extra_headers` may not replace them. */
 const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "expect", "upgrade", "trailer"])
+/**
+ * Headers that describe the body, which the service writes as plain JSON: `Content-Encoding: gzip`
+ * or a digest sent with it would misdescribe it to the receiver.
+ */
+const describesBody = (lower: string) => lower.startsWith("content-") || lower === "digest" || lower === "repr-digest"
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
 /** Printable ASCII, spaces and tabs: what every HTTP stack sends and reads back alike. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/
@@ -52,6 +57,7 @@ const headerProblem = (name: string, value: string): string | undefined => {
   // Quoted: a name that is no token may be empty or hold spaces.
   if (!HEADER_NAME.test(name)) return `${JSON.stringify(shown(name))} is not a valid header name`
   if (RESERVED_HEADERS.has(lower) || lower.startsWith("x-service-")) return `${shown(name)} is set by the service and cannot be overridden`
+  if (describesBody(lower)) return `${shown(name)} describes the body, which the service sets, and cannot be overridden`
   if (!HEADER_VALUE.test(value) || value.length > 4096) return `the value of ${shown(name)} must be one line of printable ASCII of at most 4096 characters`
   return undefined
 }

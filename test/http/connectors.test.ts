@@ -68,6 +68,8 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["a loopback address outside the exempt range", { destination_url: "http://127.0.0.2:8080/h" }, ["config", "destination_url"]],
     ["a pattern with a wildcard in the middle", { destination_url: "http://127.0.0.1:9/h", events: ["product.*.created"] }, ["config", "events", 0]],
     ["a header the service sets", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Service-Signature-256": "sha256=0" } }, ["config", "extra_headers", "X-Service-Signature-256"]],
+    ["a Content-Encoding header, which would misdescribe the plain JSON body", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "Content-Encoding": "gzip" } }, ["config", "extra_headers", "Content-Encoding"]],
+    ["a digest of a body the service writes", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Digest: "sha-256=x" } }, ["config", "extra_headers", "Digest"]],
     ["a header value outside printable ASCII", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "\u20acuro" } }, ["config", "extra_headers", "X-Note"]],
     ["a Trailer header, which a delivery with a length cannot carry", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Trailer: "X-Foo" } }, ["config", "extra_headers", "Trailer"]],
     ["a destination with white space around it", { destination_url: " http://127.0.0.1:9/h\t" }, ["config", "destination_url"]],
