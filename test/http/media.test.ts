@@ -308,6 +308,20 @@ describe("media over HTTP", () => {
     const latin1 = Buffer.from(["--XyZ", 'Content-Disposition: form-data; name="file"; filename="caf\u00e9.txt"', "", "hello", "--XyZ--", ""].join("\r\n"), "latin1")
     const legacy = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: latin1, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
     expect([legacy.status, legacy.json.filename, "warnings" in legacy.json]).toEqual([201, "caf\u00e9.txt", false])
+    // A field that is not UTF-8 is refused at its name, before or after the file, as a JSON body that is not UTF-8 is;
+    // one that names its charset is read in it.
+    const file = ["--XyZ", 'Content-Disposition: form-data; name="file"; filename="a.txt"', "", "hello"]
+    const alt = (type: string) => ["--XyZ", 'Content-Disposition: form-data; name="alt"', ...(type === "" ? [] : [`Content-Type: ${type}`]), "", "caf\u00e9"]
+    const before = (await t.req("GET", `/v1/products/${lamp}/media?limit=200`)).json.data.length
+    for (const parts of [[...alt(""), ...file], [...file, ...alt("")], [...file, ...alt("text/plain; charset=utf-8")]]) {
+      const notUtf8 = Buffer.from([...parts, "--XyZ--", ""].join("\r\n"), "latin1")
+      const refused = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: notUtf8, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+      expect([refused.status, refused.json.error?.details.issues]).toEqual([422, [{ path: ["alt"], message: "must be UTF-8 text", code: "invalid_character" }]])
+    }
+    expect((await t.req("GET", `/v1/products/${lamp}/media?limit=200`)).json.data.length).toBe(before)
+    const named = Buffer.from([...file, ...alt("text/plain; charset=iso-8859-1"), "--XyZ--", ""].join("\r\n"), "latin1")
+    const inLatin1 = await t.req("POST", `/v1/products/${lamp}/media`, { rawBody: named, headers: { "content-type": "multipart/form-data; boundary=XyZ" } })
+    expect([inLatin1.status, inLatin1.json.alt]).toEqual([201, "caf\u00e9"])
     // The record read back is the media alone.
     expect((await t.req("GET", `/v1/media/${raw.json.id}`)).json.warnings).toBeUndefined()
   })

@@ -12,6 +12,8 @@ import { boundaryOf, isFormDataType } from "./Utf8Filenames.js"
 const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
 /** The parser's refusal of a part whose Content-Disposition names none (`form-data; filename="a.txt"`). */
 const NoName = Schema.Struct({ _tag: Schema.Literal("InvalidDisposition") })
+/** A form field whose bytes are not UTF-8 (`FieldNotUtf8`). */
+const NotUtf8 = Schema.Struct({ _tag: Schema.Literal("FieldNotUtf8"), name: Schema.String })
 
 guardMultipartParser()
 
@@ -23,6 +25,7 @@ const uploadError = (error: Multipart.MultipartError): TooLarge | ValidationFail
   if (Schema.is(SizeLimit)(error.cause)) return new TooLarge({ message: `the file is larger than ${MAX_MEDIA_BYTES} bytes` })
   // As a part without a Content-Disposition at all, which reaches the upload with the empty name.
   if (Schema.is(NoName)(error.cause)) return ValidationFailed.one([], "every part needs a name: file, alt or position", "unrecognized_key")
+  if (Schema.is(NotUtf8)(error.cause)) return ValidationFailed.one([error.cause.name], "must be UTF-8 text", "invalid_character")
   switch (error.reason) {
     case "FileTooLarge":
     case "BodyTooLarge":

@@ -10,7 +10,7 @@ const END_NOT_REACHED = { _tag: "EndNotReached" }
  * process. Passing the throw to the write callback fails the parse instead, which the upload
  * answers with 422 like any other malformed body. The bytes reach the parser through a
  * `Utf8FilenameRewriter` for the boundary of the request piped in, so that a raw UTF-8 file
- * name keeps its part a file.
+ * name keeps its part a file. A field whose bytes are not UTF-8 fails the parse too, naming it.
  */
 export const guardMultipartParser = (): void => {
   const proto = MultipastaStream.prototype as unknown as {
@@ -69,10 +69,50 @@ export const guardMultipartParser = (): void => {
   const push = proto.push
   proto.push = function(this: typeof proto, chunk) {
     if (chunk === null) settled.add(this)
+    // The parser stops pushing parts after its own error; after this one too.
+    else if (failed.has(this)) return false
+    const notUtf8 = fieldNotUtf8(chunk)
+    if (notUtf8 !== undefined) {
+      this.emit("error", notUtf8)
+      return false
+    }
     return push.call(this, chunk)
   }
   proto.guarded = true
   guardFileEnd()
+}
+
+/** The refusal of a form field whose bytes are not the UTF-8 they are read as. */
+interface FieldNotUtf8 {
+  readonly _tag: "FieldNotUtf8"
+  readonly name: string
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** The encoding the parser decodes a field with: its `charset`, UTF-8 when it names none it knows. */
+const fieldEncoding = (charset: string | undefined): string => {
+  try {
+    return new TextDecoder(charset ?? "utf-8").encoding
+  } catch {
+    return "utf-8"
+  }
+}
+
+/**
+ * The parser decodes a field leniently, each byte that is not UTF-8 read as U+FFFD, and the text
+ * would be stored so: such a field is refused at its name, as a JSON body that is not UTF-8 is.
+ */
+const fieldNotUtf8 = (chunk: unknown): FieldNotUtf8 | undefined => {
+  const part = chunk as { _tag?: unknown; info?: { name: string; contentTypeParameters: Record<string, string> }; value?: unknown }
+  if (part?._tag !== "Field" || part.info === undefined || !(part.value instanceof Uint8Array)) return undefined
+  if (fieldEncoding(part.info.contentTypeParameters.charset) !== "utf-8") return undefined
+  try {
+    utf8.decode(part.value)
+    return undefined
+  } catch {
+    return { _tag: "FieldNotUtf8", name: part.info.name }
+  }
 }
 
 /**
