@@ -42,4 +42,3 @@ export const BoundedMap = <A extends object, I extends object>(map: Schema.Schem
     map.pipe(Schema.filter((m) => Object.keys(m).length <= max, { message: () => message, jsonSchema: { maxProperties: max } })),
     isObject
   )
-

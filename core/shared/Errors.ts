@@ -17,11 +17,11 @@ export const addIssues = (issues: Array<Issue>, more: Iterable<Issue>): void => 
   for (const issue of more) issues.push(issue)
 }
 
-/** The issues in one line, each after its path (a long step shown by its start): the message of a 422. */
 /** A path step as the summary shows it: quoted where it is empty or holds a dot, a blank or a quote, which would blur the path. */
 const stepText = (step: string | number): string =>
   typeof step === "number" || /^[^\s."]+$/.test(step) ? shown(String(step)) : JSON.stringify(shown(step))
 
+/** The issues in one line, each after its path (a long step shown by its start): the message of a 422. */
 export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
   issues.map((i) => (i.path.length > 0 ? `${i.path.map(stepText).join(".")}: ${i.message}` : i.message)).join("; ")
 

@@ -19,8 +19,11 @@ export class ApiKeys extends Context.Tag("catalog/ApiKeys")<ApiKeys, {
   ) => Effect.Effect<CreatedApiKey, ValidationFailed, CurrentTenant>
   readonly rename: (id: string, input: RenameApiKey) => Effect.Effect<ApiKey, NotFound | ValidationFailed, CurrentTenant>
   readonly revoke: (id: string) => Effect.Effect<ApiKey, NotFound, CurrentTenant>
-  /** Registers a known plaintext key (the single-tenant bootstrap key), once. */
-  readonly ensure: (organizationId: string, plaintext: string, name: string) => Effect.Effect<void>
+  /**
+   * Registers a known plaintext key (the single-tenant bootstrap key) unless an organization
+   * holds it already; answers the organization that holds it.
+   */
+  readonly ensure: (organizationId: string, plaintext: string, name: string) => Effect.Effect<string>
   /** Mints a key for an organization outside any request (the printed bootstrap key). */
   readonly mint: (organizationId: string, name: string) => Effect.Effect<string>
 }>() {}
@@ -134,7 +137,9 @@ export const makeApiKeys = Effect.gen(function*() {
   const ensure = (organizationId: string, plaintext: string, name: string) =>
     Effect.gen(function*() {
       const existing = yield* uow.system(repo.findByHash(yield* crypto.sha256Hex(plaintext)))
-      if (Option.isNone(existing)) yield* register(organizationId, plaintext, name)
+      if (Option.isSome(existing)) return existing.value.organizationId
+      yield* register(organizationId, plaintext, name)
+      return organizationId
     })
 
   const mint = (organizationId: string, name: string) =>

@@ -1,5 +1,4 @@
 import { Data, Effect, Option } from "effect"
-import { Crypto } from "../shared/Crypto.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { ApiKeyRepository } from "./ApiKeyRepository.js"
 import { ApiKeys } from "./ApiKeys.js"
@@ -29,17 +28,15 @@ export const ensureSingleTenant = (options: SingleTenantOptions) =>
     const keys = yield* ApiKeyRepository
     const users = yield* UserRepository
     const uow = yield* UnitOfWork
-    const crypto = yield* Crypto
     const organization: Organization = yield* organizations.ensureBootstrap(options.slug)
     const registerGiven = (plaintext: string) =>
       Effect.gen(function*() {
-        const existing = yield* uow.system(keys.findByHash(yield* crypto.sha256Hex(plaintext)))
-        if (Option.isSome(existing) && existing.value.organizationId !== organization.id) {
+        const holder = yield* apiKeys.ensure(organization.id, plaintext, "bootstrap")
+        if (holder !== organization.id) {
           return yield* new BootstrapKeyElsewhere({
-            message: `the key belongs to another organization (${existing.value.organizationId}), not to ${organization.slug}: set a new key`
+            message: `the key belongs to another organization (${holder}), not to ${organization.slug}: set a new key`
           })
         }
-        yield* apiKeys.ensure(organization.id, plaintext, "bootstrap")
       })
     // Processes starting together take turns from the look to the mint: the first finds no key
     // and mints one, the others find it, so one key is printed.

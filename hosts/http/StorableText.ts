@@ -1,3 +1,4 @@
+import { Either } from "effect"
 import { type TextIssue, unstorableStrings } from "../../core/shared/UntrustedInput.js"
 
 /**
@@ -25,14 +26,7 @@ export const mayHoldUnstorable = (jsonText: string): boolean => ESCAPED.test(jso
 export const unstorableParams = (params: URLSearchParams): Array<TextIssue> =>
   [...params].flatMap(([k, v]) => unstorableStrings({ [k]: v }))
 
-const decodes = (text: string) => {
-  try {
-    decodeURIComponent(text)
-    return true
-  } catch {
-    return false
-  }
-}
+const decodes = (text: string) => Either.isRight(Either.try(() => decodeURIComponent(text)))
 
 /**
  * Issues for the keys and values of a raw query whose escapes do not decode (`%ZZ`, or `%E9`,
