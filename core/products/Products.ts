@@ -76,8 +76,11 @@ const isDeleteItem = (item: unknown): item is { readonly op: "delete"; readonly 
   typeof item === "object" && item !== null && "op" in item && item.op === "delete" && "id" in item && typeof item.id === "string" &&
   isUuid(item.id)
 
-/** The ids bulk items ask to delete, valid or not: only to look up their media before the deletions. */
-const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id)
+/**
+ * The ids bulk items ask to delete, valid or not, lower-cased as an item's id is read: only to
+ * look up their media before the deletions and to tell which bytes went with them.
+ */
+const deleteIds = (items: ReadonlyArray<unknown>): ReadonlyArray<string> => items.filter(isDeleteItem).map((item) => item.id.toLowerCase())
 
 /**
  * A label's text in one locale: its own key of that locale, whatever the case of either. Of

@@ -159,7 +159,7 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
     it.effect("keeps nothing when the upload is refused, and bulk deletion removes the bytes too", () =>
       Effect.gen(function*() {
-        const { organization, as, lamp } = yield* tenantWithLamp
+        const { organization, as, family, lamp } = yield* tenantWithLamp
         const library = yield* MediaLibrary
         const products = yield* Products
         failsWith(yield* Effect.exit(as(library.upload(lamp.id, parts(field("alt", "no file"))))), "ValidationFailed")
@@ -173,6 +173,12 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
         const results = yield* as(products.bulk([{ op: "delete", id: lamp.id }, { op: "delete", id: "not-a-uuid" }]))
         expect(results.map((r) => r.ok)).toEqual([true, false])
         expect(yield* stored(`media/${organization.id}/${kept.id}`)).toBe(false)
+
+        // An id in upper case names the same product, and its bytes go with it too.
+        const desk = yield* as(products.create({ familyId: family.id, name: "Desk" }))
+        const deskMedia = yield* as(library.upload(desk.id, parts(file("desk"))))
+        expect(yield* as(products.bulk([{ op: "delete", id: desk.id.toUpperCase() }]))).toEqual([{ ok: true, index: 0, id: desk.id }])
+        expect(yield* stored(`media/${organization.id}/${deskMedia.id}`)).toBe(false)
       }))
 
     it.effect("keeps the bytes of an upload whose client went away while its record was being committed", () =>
