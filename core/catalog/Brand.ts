@@ -1,6 +1,5 @@
 import { Schema } from "effect"
-import { CatalogName } from "./CatalogName.js"
-import { Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { AttributeValuesField, StoredAttributeValues } from "./Category.js"
 
 /** A brand; its name is unique per organization, ignoring case. */
@@ -17,14 +16,14 @@ export class Brand extends Schema.Class<Brand>("Brand")({
 }) {}
 
 export const CreateBrand = Schema.Struct({
-  name: CatalogName,
+  name: Name,
   slug: Schema.optional(Slug),
   attributes: Schema.optional(AttributeValuesField)
 })
 export type CreateBrand = typeof CreateBrand.Type
 
 export const UpdateBrand = Schema.Struct({
-  name: Schema.optional(CatalogName),
+  name: Schema.optional(Name),
   slug: Schema.optional(Slug),
   attributes: Schema.optional(AttributeValuesField)
 })

@@ -1,6 +1,5 @@
 import { JSONSchema, Schema } from "effect"
-import { CatalogName } from "./CatalogName.js"
-import { OpenObject, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, OpenObject, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Attribute values as written: code -> entries, checked against the family by the use case. */
 export const AttributeValuesField = OpenObject({
@@ -58,7 +57,7 @@ export class Category extends Schema.Class<Category>("Category")({
 }) {}
 
 export const CreateCategory = Schema.Struct({
-  name: CatalogName,
+  name: Name,
   slug: Schema.optional(Slug),
   parentId: Schema.optional(Schema.NullOr(Uuid)),
   position: Schema.optional(Position),
@@ -67,7 +66,7 @@ export const CreateCategory = Schema.Struct({
 export type CreateCategory = typeof CreateCategory.Type
 
 export const UpdateCategory = Schema.Struct({
-  name: Schema.optional(CatalogName),
+  name: Schema.optional(Name),
   slug: Schema.optional(Slug),
   parentId: Schema.optional(Schema.NullOr(Uuid)),
   position: Schema.optional(Position),

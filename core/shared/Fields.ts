@@ -2,6 +2,7 @@ import { JSONSchema, Schema } from "effect"
 import { DATETIME_MESSAGE, datetimeMillis } from "./Calendar.js"
 import { BoundedMap } from "./Bounded.js"
 import { shown } from "./Preview.js"
+import { hasVisibleText } from "./VisibleText.js"
 
 /** Refuses keys the schema does not declare (instead of dropping them silently), and reports every issue, not only the first. */
 export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
@@ -124,8 +125,15 @@ export const isEmailAddress = (s: string): boolean => {
   return labels.length >= 2 && labels.every((label) => label.length > 0)
 }
 
-/** A record's name or title: lists sort by it and indexes hold it, so it has a bound. */
-export const Name = NonEmptyString.pipe(maxCharacters(255, "must be at most 255 characters"))
+/**
+ * A record's name or title: lists sort by it and indexes hold it, so it has a bound. One of
+ * spaces or invisible characters alone names nothing a list or a storefront could show; it is
+ * stored as sent otherwise, untrimmed.
+ */
+export const Name = NonEmptyString.pipe(
+  maxCharacters(255, "must be at most 255 characters"),
+  Schema.filter((name) => hasVisibleText(name) || "must hold more than spaces and invisible characters")
+)
 
 /**
  * A JSON object of any keys, passed on as it was parsed. Decoding it as a record would make a

@@ -274,4 +274,28 @@ describe("categories and brands over HTTP", () => {
     }
     expect((await t.req("POST", "/v1/brands", { body: { name: " A " } })).status).toBe(201)
   })
+
+  it("refuses a product, variant or modifier name or a page title of spaces or invisible characters alone, and keeps others as sent", async () => {
+    const product = (await t.req("POST", "/v1/products", { body: { familyId, name: " Blank probe " } })).json
+    expect(product.name).toBe(" Blank probe ")
+    const variant = (await t.req("POST", `/v1/products/${product.id}/variants`, { body: { sku: "BLANK-1" } })).json
+    const modifier = (await t.req("POST", "/v1/modifiers", { body: { code: "blank_probe", name: "Blank probe", type: "text" } })).json
+    const pageFamily = (await t.req("POST", "/v1/attribute-families", { body: { code: "blank_page", label: { en: "Page" }, entityKind: "content" } })).json
+    const page = (await t.req("POST", "/v1/content-pages", { body: { familyId: pageFamily.id, title: "Blank probe" } })).json
+    const refused: Array<[{ status: number; json: any }, string]> = [
+      [await t.req("POST", "/v1/products", { body: { familyId, name: "   " } }), "name"],
+      [await t.req("PATCH", `/v1/products/${product.id}`, { body: { name: "\u200b" } }), "name"],
+      [await t.req("POST", `/v1/products/${product.id}/variants`, { body: { sku: "BLANK-2", name: "\u00a0" } }), "name"],
+      [await t.req("PATCH", `/v1/products/${product.id}/variants/${variant.id}`, { body: { name: "\t" } }), "name"],
+      [await t.req("POST", "/v1/modifiers", { body: { code: "blank_two", name: " ", type: "text" } }), "name"],
+      [await t.req("PATCH", `/v1/modifiers/${modifier.id}`, { body: { name: "\u00ad" } }), "name"],
+      [await t.req("POST", "/v1/content-pages", { body: { familyId: pageFamily.id, title: "\n" } }), "title"],
+      [await t.req("PATCH", `/v1/content-pages/${page.id}`, { body: { title: "  " } }), "title"]
+    ]
+    for (const [r, field] of refused) {
+      expect([r.status, r.json.error.code, r.json.error.details.issues.map((i: { path: unknown }) => i.path)]).toEqual([422, "validation_failed", [[field]]])
+    }
+    const bulk = await t.req("POST", "/v1/products/bulk", { body: { items: [{ op: "create", familyId, name: " " }] } })
+    expect(bulk.json.results[0].ok).toBe(false)
+  })
 })
