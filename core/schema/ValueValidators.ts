@@ -246,9 +246,16 @@ const multiselect = stringArray(() => {
   }
 })
 
-const tags = stringArray(() => (s, rules, path) =>
-  s.length === 0 ? [{ path, message: "must not be empty", code: "too_small" }] : stringIssues(s, rules, path)
-)
+// A tags value is a set too, as a product's own tags are: a tag sent twice would be kept twice.
+const tags = stringArray(() => {
+  const seen = new Set<string>()
+  return (s, rules, path) => {
+    if (s.length === 0) return [{ path, message: "must not be empty", code: "too_small" }]
+    if (seen.has(s)) return [{ path, message: `tag ${shown(s)} is already listed`, code: "duplicate_entry" }]
+    seen.add(s)
+    return stringIssues(s, rules, path)
+  }
+})
 
 const uuid = (what: string): ValueValidator => (value, _rules, path) =>
   typeof value === "string" && isUuid(value) ? Either.right(value.toLowerCase()) : fail(path, `must be the uuid of ${what}`, "invalid_type")

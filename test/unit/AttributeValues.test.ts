@@ -144,6 +144,7 @@ describe("value validators", () => {
     ok(spec("select", { options: [{ code: "red" }, { value: "blue" }] }), "blue")
     expect(issuesOf(spec("multiselect", { options: ["red"] }), ["red", "green"])[0]?.path).toEqual(["v", 1])
     expect(issuesOf(spec("multiselect"), ["red", "blue", "red"])).toEqual([{ path: ["v", 2], message: "option red is already selected", code: "duplicate_entry" }])
+    expect(issuesOf(spec("tags"), ["eco", "Eco", "eco"])).toEqual([{ path: ["v", 2], message: "tag eco is already listed", code: "duplicate_entry" }])
     expect(issuesOf(spec("measurement", { units: ["kg", "g"] }), { amount: 1, unit: "lb" })[0]?.path).toEqual(["v", "unit"])
     expect(issuesOf(spec("money", { currencies: ["EUR"] }), { amount_cents: 1, currency: "USD" })[0]?.path).toEqual(["v", "currency"])
     expect(issuesOf(spec("select", { options: ["red", "blue"] }), "green")[0]?.message).toBe("must be one of red, blue")
@@ -195,7 +196,7 @@ const VALID: Record<AttributeType, fc.Arbitrary<unknown>> = {
   email: fc.emailAddress(),
   json: jsonArb,
   money: fc.record({ amount_cents: fc.maxSafeInteger(), currency: fc.constantFrom("EUR", "USD", "JPY", "CHF", "GBP", "XAU") }),
-  tags: fc.array(fc.string({ minLength: 1 })),
+  tags: fc.uniqueArray(fc.string({ minLength: 1 })),
   file: uuidArb
 }
 
