@@ -162,6 +162,17 @@ export const compareDecimals = (a: string, b: string): -1 | 0 | 1 => {
   return left === right ? 0 : left < right ? -sign as -1 | 1 : sign
 }
 
+/**
+ * A `DECIMAL` string as it is stored: without the zeros before its first digit that count and
+ * without the sign of a zero (`"007.50"` is `"7.50"`, `"-0.00"` is `"0.00"`), which a storefront
+ * would show, while the fraction keeps the digits sent, as its scale says how the value is read.
+ */
+const storedDecimal = (s: string): string => {
+  const negative = s.startsWith("-")
+  const unsigned = (negative ? s.slice(1) : s).replace(/^0+(?=\d)/, "")
+  return negative && /[1-9]/.test(unsigned) ? `-${unsigned}` : unsigned
+}
+
 /** A bound on decimals: a finite number, or a decimal string as the values themselves are written ("10.50"). */
 const decimalRule = (rules: Rules, key: string): string | undefined => {
   const v = rules[key]
@@ -177,7 +188,7 @@ const decimal: ValueValidator = (value, rules, path) => {
   const issues: Array<Issue> = []
   if (min !== undefined && compareDecimals(s, min) < 0) issues.push({ path, message: `must be at least ${min}`, code: "too_small" })
   if (max !== undefined && compareDecimals(s, max) > 0) issues.push({ path, message: `must be at most ${max}`, code: "too_big" })
-  return collect(s, issues)
+  return collect(storedDecimal(s), issues)
 }
 
 const boolean: ValueValidator = (value, _rules, path) =>

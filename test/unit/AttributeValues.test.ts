@@ -92,6 +92,9 @@ describe("value validators", () => {
     expect(ok(spec("decimal"), 1e-7)).toBe("0.0000001")
     expect(ok(spec("decimal"), -1.25e-10)).toBe("-0.000000000125")
     expect(ok(spec("decimal"), "12.50")).toBe("12.50")
+    expect(["-0", "-0.00", "007.50", "-01", "0.5", "-0.05", "00"].map((s) => ok(spec("decimal"), s))).toEqual(["0", "0.00", "7.50", "-1", "0.5", "-0.05", "0"])
+    expect(ok(spec("decimal"), -0)).toBe("0")
+    expect(issuesOf(spec("decimal"), "+1")[0]?.code).toBe("invalid_type")
   })
 
   it("honours minLength, maxLength and pattern on strings", () => {
