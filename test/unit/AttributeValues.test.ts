@@ -106,6 +106,9 @@ describe("value validators", () => {
     ok(spec("email", { maxLength: 20 }), "a@example.com")
     expect(issuesOf(spec("url", { pattern: "^https:" }), "http://example.com").map((i) => i.code)).toEqual(["invalid_pattern"])
     expect(issuesOf(spec("tags", { maxLength: 3 }), ["ok", "long"])[0]?.path).toEqual(["v", 1])
+    // Rich text is counted as stored, markup included.
+    expect(issuesOf(spec("richtext", { maxLength: 8 }), "<p>Hi</p>")[0]?.code).toBe("too_big")
+    ok(spec("richtext", { maxLength: 9 }), "<p>Hi</p>")
   })
 
   it("honours min and max on numbers, decimals, dates, date-times, measurements and money", () => {
