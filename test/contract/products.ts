@@ -578,4 +578,26 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.finishedFirst).toBe(false)
         expect(result.after.attributes).toEqual({ story: val("written late") })
       }))
+
+    it.effect("keeps the values a narrowed validation would refuse: they read, sort and fill as before, and only a write sending them again is checked", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, weight } = yield* schemaFixture
+          const products = yield* Products
+          const attributes = yield* Attributes
+          const heavy = yield* products.create({ familyId: family.id, name: "Heavy", attributes: { weight: val(500) } })
+          const light = yield* products.create({ familyId: family.id, name: "Light", attributes: { weight: val(50) } })
+          yield* attributes.update(weight.id, { validation: { max: 100 } })
+          const renamed = yield* products.update(heavy.id, { name: "Heavy boot", status: "active" })
+          const sentBack = yield* failureOf(products.update(heavy.id, { attributes: renamed.attributes }))
+          const sorted = yield* products.list({ familyId: family.id, sortBy: "attribute", sortAttribute: "weight", sortDir: "desc" })
+          const filtered = yield* products.list({ familyId: family.id, filterAttribute: "weight", filterMin: 400 })
+          return { renamed, sentBack, sorted: sorted.data.map((p) => p.id), filtered: filtered.data.map((p) => p.id), ids: [heavy.id, light.id] }
+        }))
+        expect(result.renamed.attributes).toEqual({ weight: val(500) })
+        expect(result.renamed.status).toBe("active")
+        expect(result.sentBack).toContain("too_big")
+        expect(result.sorted).toEqual(result.ids)
+        expect(result.filtered).toEqual([result.ids[0]])
+      }))
   })
