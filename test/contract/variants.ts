@@ -265,6 +265,11 @@ export const variantsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         failsWith(yield* Effect.exit(as(variants.update(shirt.id, other.id, { attributes: { width: entry(12.5) } }))), "Conflict")
         yield* as(variants.create(shirt.id, { sku: "EQ-7", attributes: values("en-US", "-0.0", ["red"], "2024-01-01T10:00:00Z") }))
         failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "EQ-8", attributes: values("en-US", "0", ["red"], "2024-01-01T10:00Z") }))), "Conflict")
+        // A combination is the entries with their scopes: "M" at a null locale is also read at `de`, where "M" at `en-US` is not.
+        yield* as(variants.create(shirt.id, {
+          sku: "EQ-9",
+          attributes: { ...values("en-US", "12.5", ["red", "blue"], "2024-01-01T10:00:00.5Z"), size: [{ locale: null, channel: null, value: "M" }] }
+        }))
       }))
 
     it.effect("keeps combinations of long axis values unique, however long", () =>
