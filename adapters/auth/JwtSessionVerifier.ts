@@ -34,7 +34,7 @@ export const layer = (secret: Option.Option<Redacted.Redacted>) =>
                 if (sub === undefined || !isUuid(sub)) {
                   return Effect.fail(new Unauthenticated({ message: "session token subject must be a user id" }))
                 }
-                const email = payload.email
+                const email = payload["email"]
                 if (email !== undefined && !isEmail(email)) {
                   return Effect.fail(new Unauthenticated({ message: "session token email must be an email address" }))
                 }

@@ -14,7 +14,7 @@ export const layer = Layer.sync(PatternTimer, () => {
   return PatternTimer.of({
     within: <A>(millis: number, check: () => A) => {
       const started = performance.now()
-      sandbox.check = check
+      sandbox["check"] = check
       try {
         const result = run.runInContext(sandbox, { timeout: Math.max(1, Math.ceil(millis)) }) as A
         return { result: Option.some(result), millis: performance.now() - started }
@@ -24,7 +24,7 @@ export const layer = Layer.sync(PatternTimer, () => {
         }
         throw error
       } finally {
-        sandbox.check = (): unknown => undefined
+        sandbox["check"] = (): unknown => undefined
       }
     }
   })

@@ -63,8 +63,8 @@ export const make = Effect.gen(function*() {
       ),
     update: (organizationId, id, changes) => {
       const set: Record<string, unknown> = { updatedAt: changes.updatedAt }
-      if (changes.name !== undefined) set.name = changes.name
-      if (changes.events !== undefined) set.events = toJson(changes.events)
+      if (changes.name !== undefined) set["name"] = changes.name
+      if (changes.events !== undefined) set["events"] = toJson(changes.events)
       return sql`update connectors set ${sql.update(set)}
                  where organization_id = ${organizationId} and id = ${id} returning *`.pipe(
         Effect.orDie,

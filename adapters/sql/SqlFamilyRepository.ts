@@ -118,8 +118,8 @@ export const make = Effect.gen(function*() {
     findById,
     update: (organizationId, id, changes) => {
       const set: Record<string, unknown> = { updatedAt: changes.updatedAt }
-      if (changes.label !== undefined) set.label = toJson(changes.label)
-      if (changes.description !== undefined) set.description = changes.description
+      if (changes.label !== undefined) set["label"] = toJson(changes.label)
+      if (changes.description !== undefined) set["description"] = changes.description
       return sql`update attribute_families set ${sql.update(set)}
                  where organization_id = ${organizationId} and id = ${id} returning *`.pipe(Effect.orDie, Effect.flatMap(family))
     },
@@ -149,8 +149,8 @@ export const make = Effect.gen(function*() {
       ),
     updateAttachment: (organizationId, familyId, attributeId, changes) => {
       const set: Record<string, unknown> = { updatedAt: changes.updatedAt }
-      if (changes.requirementOverride !== undefined) set.requirementOverride = changes.requirementOverride
-      if (changes.position !== undefined) set.position = changes.position
+      if (changes.requirementOverride !== undefined) set["requirementOverride"] = changes.requirementOverride
+      if (changes.position !== undefined) set["position"] = changes.position
       return sql`update family_attributes set ${sql.update(set)}
                  where organization_id = ${organizationId} and family_id = ${familyId} and attribute_id = ${attributeId}
                  returning *`.pipe(Effect.orDie, Effect.flatMap(attachment))

@@ -72,9 +72,9 @@ export const make = Effect.gen(function*() {
     ),
     update: (id, changes) => {
       const set: Record<string, unknown> = { updatedAt: changes.updatedAt }
-      if (changes.name !== undefined) set.name = changes.name
-      if (changes.slug !== undefined) set.slug = changes.slug
-      if (changes.settings !== undefined) set.settings = changes.settings === null ? null : toJson(changes.settings)
+      if (changes.name !== undefined) set["name"] = changes.name
+      if (changes.slug !== undefined) set["slug"] = changes.slug
+      if (changes.settings !== undefined) set["settings"] = changes.settings === null ? null : toJson(changes.settings)
       return sql`update organizations set ${sql.update(set)} where id = ${id} returning *`.pipe(
         Effect.catchTag("SqlError", (e) =>
           isUniqueViolation(e) ? Effect.fail(slugTaken(changes.slug ?? "")) : Effect.die(e)
@@ -115,7 +115,7 @@ export const make = Effect.gen(function*() {
         // after the cascade has waited for the writes still changing the organization's rows.
         const deleted = yield* sql`delete from organizations where id = ${id} returning id`
         yield* sql`delete from events where organization_id = ${id}`
-        counts.organizations = deleted.length
+        counts["organizations"] = deleted.length
         return counts
       }).pipe(Effect.orDie)
   })

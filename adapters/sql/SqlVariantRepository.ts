@@ -80,7 +80,7 @@ export const make = Effect.gen(function*() {
     skuTaken: (organizationId, sku, exceptId) =>
       sql`select id from variants where organization_id = ${organizationId} and sku = ${sku}`.pipe(
         Effect.orDie,
-        Effect.map((rows) => rows.some((r) => r.id !== exceptId))
+        Effect.map((rows) => rows.some((r) => r["id"] !== exceptId))
       )
   })
 })

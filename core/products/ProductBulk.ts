@@ -217,10 +217,16 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
           ? Either.left(new NotFound({ entity: "product", id: planned.base.id }))
           : planUpdate({ ...context, slugs: new SlugBook([]) }, current, planned.patch)
         if (plan !== planned.plan) replace(planned, { ...planned, plan })
-        if (Either.isLeft(plan)) return fail(planned.index, plan.left)
+        if (Either.isLeft(plan)) {
+          fail(planned.index, plan.left)
+          return
+        }
         if (plan.right.changedFields.length > 0) {
           const r = yield* Effect.either(deps.nestedTransaction(repo.update(plan.right.write)))
-          if (Either.isLeft(r)) return fail(planned.index, r.left)
+          if (Either.isLeft(r)) {
+            fail(planned.index, r.left)
+            return
+          }
         }
         written.set(planned.base.id, plan.right.write.product)
         done.add(planned.index)

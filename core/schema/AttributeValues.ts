@@ -150,19 +150,19 @@ export const validateAttributeValues = (
         issues.push({ path: [...at, i, "value"], message: "value is required (null removes the entry)", code: "required" })
       }
       if (issues.length > before) continue
-      const locale = entry.locale as string | null
-      const channel = entry.channel as string | null
+      const locale = entry["locale"] as string | null
+      const channel = entry["channel"] as string | null
       const scope = scopeKey(locale, channel)
       if (seen.has(scope)) {
         issues.push({ path: [...at, i], message: `more than one entry for locale ${locale === null ? null : shown(locale)} and channel ${channel === null ? null : shown(channel)}`, code: "duplicate_entry" })
         continue
       }
       seen.add(scope)
-      if (entry.value === null) {
+      if (entry["value"] === null) {
         normalized.push({ locale, channel, value: null })
         continue
       }
-      const checked = validateValue(spec, entry.value, [...at, i, "value"])
+      const checked = validateValue(spec, entry["value"], [...at, i, "value"])
       if (Either.isLeft(checked)) addIssues(issues, checked.left)
       else normalized.push({ locale, channel, value: checked.right })
     }

@@ -74,7 +74,7 @@ const checkedDefault = (timer: typeof PatternTimer.Service, a: DefaultOf) =>
  * does not would never refuse a value. The other rules are free-form, kept as sent.
  */
 const checkRules = (validation: Readonly<Record<string, unknown>> | null | undefined) => {
-  const pattern = validation?.pattern
+  const pattern = validation?.["pattern"]
   return typeof pattern === "string" && compilePattern(pattern) === undefined
     ? Effect.fail(ValidationFailed.one(["validation", "pattern"], `is not a regular expression: ${shown(pattern)}`, "invalid_pattern"))
     : Effect.void

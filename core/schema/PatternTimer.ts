@@ -17,7 +17,7 @@ export class PatternTimer extends Context.Tag("catalog/PatternTimer")<PatternTim
 /** How long one request may spend checking values against attributes' patterns, in all. */
 export const PATTERN_BUDGET_MILLIS = 250
 
-const hasPattern = (spec: AttributeSpec | undefined) => typeof spec?.validation?.pattern === "string"
+const hasPattern = (spec: AttributeSpec | undefined) => typeof spec?.validation?.["pattern"] === "string"
 /** Whether `input` holds a value of an attribute with a pattern. */
 const meetsPattern = (specs: ReadonlyMap<string, AttributeSpec>, input: unknown) =>
   typeof input === "object" && input !== null && Object.keys(input).some((code) => hasPattern(specs.get(code)))

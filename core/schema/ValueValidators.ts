@@ -77,7 +77,7 @@ export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => 
 
 /** minLength, maxLength and pattern on a string. */
 const stringIssues = (s: string, rules: Rules, path: Path): ReadonlyArray<Issue> => {
-  if (rules.minLength === undefined && rules.maxLength === undefined && rules.pattern === undefined) return []
+  if (rules["minLength"] === undefined && rules["maxLength"] === undefined && rules["pattern"] === undefined) return []
   const issues: Array<Issue> = []
   // Characters, not UTF-16 units.
   const length = [...s].length
