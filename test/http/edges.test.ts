@@ -850,3 +850,60 @@ describe("keep-alive after an error", () => {
     expect(JSON.parse(answers[7]?.body ?? "").status).toBe("ok")
   })
 })
+
+describe("Location of what a 201 made", () => {
+  it("names the path its GET reads, on every create the document says carries it, and only there", async () => {
+    const t = await host.tenant()
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "shirts", label: { en: "Shirts" } } })
+    const contentFamily = await t.req("POST", "/v1/attribute-families", { body: { code: "pages", label: { en: "Pages" }, entityKind: "content" } })
+    const product = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Shirt" } })
+    const other = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Other" } })
+    const modifier = await t.req("POST", "/v1/modifiers", { body: { code: "engraving", name: "Engraving", type: "text" } })
+    const form = new FormData()
+    form.append("file", new Blob(["hello"], { type: "text/plain" }), "hello.txt")
+    const upload = await fetch(`${host.baseUrl}/v1/products/${product.json.id}/media`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.apiKey}` },
+      body: form
+    })
+    const made = [
+      ["/v1/attribute-families", family],
+      ["/v1/attribute-families", contentFamily],
+      ["/v1/products", product],
+      ["/v1/modifiers", modifier],
+      ["/v1/products/{id}/media", { status: upload.status, headers: upload.headers, json: await upload.json() }],
+      ["/v1/attributes", await t.req("POST", "/v1/attributes", { body: { code: "color", label: { en: "Color" }, type: "text" } })],
+      ["/v1/categories", await t.req("POST", "/v1/categories", { body: { name: "Tops" } })],
+      ["/v1/brands", await t.req("POST", "/v1/brands", { body: { name: "Acme" } })],
+      ["/v1/content-pages", await t.req("POST", "/v1/content-pages", { body: { familyId: contentFamily.json.id, title: "About" } })],
+      ["/v1/products/{id}/variants", await t.req("POST", `/v1/products/${product.json.id}/variants`, { body: { sku: "S-1", name: "Small" } })],
+      ["/v1/connectors", await t.req("POST", "/v1/connectors", {
+        body: { type: "headless", name: "hook", config: { destination_url: "http://127.0.0.1:9/hook", secret: "0123456789abcdef" } }
+      })],
+      ["/v1/attribute-groups", await t.req("POST", "/v1/attribute-groups", { body: { code: "basics", label: { en: "Basics" } } })],
+      ["/v1/api-keys", await t.req("POST", "/v1/api-keys", { body: { name: "ci" } })],
+      ["/v1/products/{id}/relationships", await t.req("POST", `/v1/products/${product.json.id}/relationships`, {
+        body: { relatedProductId: other.json.id, type: "related" }
+      })],
+      ["/v1/products/{id}/modifiers", await t.req("POST", `/v1/products/${product.json.id}/modifiers`, { body: { modifierId: modifier.json.id } })]
+    ] as const
+    const spec = (await host.request("GET", "/openapi.json")).json
+    const located: Array<string> = []
+    for (const [path, answer] of made) {
+      expect([path, answer.status]).toEqual([path, 201])
+      const documented = spec.paths[path].post.responses["201"].headers?.Location !== undefined
+      const location = answer.headers.get("location")
+      expect([path, location !== null]).toEqual([path, documented])
+      if (location === null) continue
+      located.push(path)
+      const read = await t.req("GET", location)
+      expect([path, read.status, read.json.id]).toEqual([path, 200, answer.json.id])
+    }
+    expect(located).toHaveLength(11)
+    // Every 201 the document lists is one of those made here.
+    const created = Object.entries(spec.paths as Record<string, Record<string, any>>)
+      .filter(([, methods]) => methods.post?.responses["201"]?.headers?.Location !== undefined)
+      .map(([path]) => path)
+    expect(created.sort()).toEqual([...new Set(located)].sort())
+  })
+})

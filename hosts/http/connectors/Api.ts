@@ -1,4 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { documentLocation } from "../Location.js"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { NotFoundWire } from "../Errors.js"
 import { Schema } from "effect"
 import { Connector, Delivery, DeliveryPage, InstallConnector, UpdateConnector } from "../../../core/connectors/Connector.js"
@@ -17,7 +18,7 @@ export const DeliveriesQuery = Schema.Struct(pageParams(200)).annotations(strict
 /** Headless connectors: install, manage, inspect their deliveries, send a test. */
 export class ConnectorsApi extends HttpApiGroup.make("connectors")
   .add(HttpApiEndpoint.get("list", "/v1/connectors").setUrlParams(NoQuery).addSuccess(Schema.Array(Connector)))
-  .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(everyIssue(InstallConnector)).addSuccess(Connector, { status: 201 }))
+  .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(everyIssue(InstallConnector)).addSuccess(Connector, { status: 201 }).annotate(OpenApi.Transform, documentLocation))
   .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).addSuccess(Connector).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(everyIssue(UpdateConnector)).addSuccess(Connector).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("remove", "/v1/connectors/:id").setPath(IdPath).addError(NotFoundWire))

@@ -1,4 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { documentLocation } from "../Location.js"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ConflictWire, NotFoundWire } from "../Errors.js"
 import { Schema } from "effect"
 import { ContentPage, ContentPageList, ContentPageStatus, CreateContentPage, UpdateContentPage } from "../../../core/content/ContentPage.js"
@@ -17,7 +18,7 @@ export const ListContentPagesQuery = Schema.Struct({
 
 export class ContentPagesApi extends HttpApiGroup.make("contentPages")
   .add(HttpApiEndpoint.get("list", "/v1/content-pages").setUrlParams(ListContentPagesQuery).addSuccess(ContentPageList))
-  .add(HttpApiEndpoint.post("create", "/v1/content-pages").setPayload(everyIssue(CreateContentPage)).addSuccess(ContentPage, { status: 201 }).addError(ConflictWire))
+  .add(HttpApiEndpoint.post("create", "/v1/content-pages").setPayload(everyIssue(CreateContentPage)).addSuccess(ContentPage, { status: 201 }).addError(ConflictWire).annotate(OpenApi.Transform, documentLocation))
   .add(HttpApiEndpoint.get("get", "/v1/content-pages/:id").setPath(IdPath).addSuccess(ContentPage).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/content-pages/:id").setPath(IdPath).setPayload(everyIssue(UpdateContentPage)).addSuccess(ContentPage).addError(ConflictWire).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("remove", "/v1/content-pages/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))

@@ -1,4 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
+import { documentLocation } from "../Location.js"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Option, Schema } from "effect"
 import { MAX_MEDIA_BYTES, Media, MediaList, UpdateMedia, UploadedMedia, UploadFields } from "../../../core/media/Media.js"
 import { strict, Uuid } from "../../../core/shared/Fields.js"
@@ -31,7 +32,7 @@ export class MediaApi extends HttpApiGroup.make("media")
   .add(
     HttpApiEndpoint.post("upload", "/v1/products/:id/media").setPath(IdPath).setPayload(UploadForm)
       .addSuccess(UploadedMedia, { status: 201 }).addError(TooLargeWire)
-  .addError(NotFoundWire))
+  .addError(NotFoundWire).annotate(OpenApi.Transform, documentLocation))
   .add(HttpApiEndpoint.get("list", "/v1/products/:id/media").setPath(IdPath).setUrlParams(MediaQuery).addSuccess(MediaList).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(everyIssue(UpdateMedia)).addSuccess(Media).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("detach", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))

@@ -8,6 +8,7 @@ import { CatalogApi } from "../Api.js"
 import { envelope } from "../Errors.js"
 import { guardMultipartParser } from "./MultipartGuard.js"
 import { boundaryOf, isFormDataType } from "./Utf8Filenames.js"
+import { locatedAt } from "../Location.js"
 
 const SizeLimit = Schema.Struct({ _tag: Schema.Literal("ReachedLimit"), limit: Schema.Literal("MaxPartSize", "MaxTotalSize") })
 /** The parser's refusal of a part whose Content-Disposition names none (`form-data; filename="a.txt"`). */
@@ -78,6 +79,7 @@ export const MediaLive = HttpApiBuilder.group(CatalogApi, "media", (handlers) =>
         }
         if (boundaryOf(type) === undefined) return Effect.fail(ValidationFailed.one([], "the multipart body has no boundary", "invalid_multipart"))
         return library.upload(path.id, payload.pipe(Stream.mapError(uploadError), Stream.catchAllCause(unreadablePart), Stream.map(toUploadPart)))
+          .pipe(locatedAt((made) => `/v1/media/${made.id}`))
       })
       .handle("list", ({ path, urlParams: q }) => library.list(path.id, { limit: q.limit ?? 50, offset: q.offset ?? 0 }))
       .handle("update", ({ path, payload }) => library.update(path.id, path.mediaId, payload))

@@ -1,4 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { documentLocation } from "../Location.js"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CreateProduct, GetProductQueryFields, Product, ProductDetails, UpdateProduct } from "../../../core/products/Product.js"
 import { BulkRequest } from "../../../core/products/ProductBulk.js"
@@ -21,7 +22,7 @@ export const BulkResponse = Schema.Struct({ results: Schema.Array(BulkResultWire
 
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(HttpApiEndpoint.get("list", "/v1/products").setUrlParams(ListProductsQuery).addSuccess(ProductList))
-  .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(everyIssue(CreateProduct)).addSuccess(Product, { status: 201 }).addError(ConflictWire))
+  .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(everyIssue(CreateProduct)).addSuccess(Product, { status: 201 }).addError(ConflictWire).annotate(OpenApi.Transform, documentLocation))
   .add(HttpApiEndpoint.get("facets", "/v1/products/facets").setUrlParams(FacetsQuery).addSuccess(ProductFacets))
   .add(HttpApiEndpoint.post("bulk", "/v1/products/bulk").setPayload(everyIssue(BulkRequest)).addSuccess(BulkResponse))
   .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(ClosedQuery(GetProductQueryFields)).addSuccess(ProductDetails).addError(NotFoundWire))

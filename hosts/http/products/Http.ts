@@ -5,6 +5,7 @@ import { ValidationFailed } from "../../../core/shared/Errors.js"
 import { CatalogApi } from "../Api.js"
 import { errorObject } from "../Errors.js"
 import { unstorableStrings } from "../../../core/shared/UntrustedInput.js"
+import { locatedAt } from "../Location.js"
 
 /** Node encodes the text as it writes it. */
 const jsonResponse = (json: string) =>
@@ -16,7 +17,7 @@ export const ProductsLive = HttpApiBuilder.group(CatalogApi, "products", (handle
     return handlers
       // A list never resolves values: the stored JSON is the answer, as for a plain read by id.
       .handle("list", ({ urlParams }) => Effect.map(products.listJson(urlParams), jsonResponse))
-      .handle("create", ({ payload }) => products.create(payload))
+      .handle("create", ({ payload }) => products.create(payload).pipe(locatedAt((made) => `/v1/products/${made.id}`)))
       .handle("facets", ({ urlParams }) => products.facets(urlParams))
       .handle("bulk", ({ payload }) => {
         // An item holding text no database can store alike fails alone, as any invalid item does;

@@ -1,4 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { documentLocation } from "../Location.js"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ConflictWire, NotFoundWire } from "../Errors.js"
 import { Schema } from "effect"
 import {
@@ -36,7 +37,7 @@ export class AttributeGroupsApi extends HttpApiGroup.make("attributeGroups")
 
 export class AttributesApi extends HttpApiGroup.make("attributes")
   .add(HttpApiEndpoint.get("list", "/v1/attributes").setUrlParams(ListAttributesQuery).addSuccess(Schema.Array(Attribute)))
-  .add(HttpApiEndpoint.post("create", "/v1/attributes").setPayload(everyIssue(CreateAttribute)).addSuccess(Attribute, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/attributes").setPayload(everyIssue(CreateAttribute)).addSuccess(Attribute, { status: 201 }).annotate(OpenApi.Transform, documentLocation))
   .add(HttpApiEndpoint.get("get", "/v1/attributes/:id").setPath(IdPath).addSuccess(Attribute).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/attributes/:id").setPath(IdPath).setPayload(everyIssue(UpdateAttribute)).addSuccess(Attribute).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("delete", "/v1/attributes/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
@@ -46,7 +47,7 @@ export class AttributesApi extends HttpApiGroup.make("attributes")
 
 export class FamiliesApi extends HttpApiGroup.make("families")
   .add(HttpApiEndpoint.get("list", "/v1/attribute-families").setUrlParams(ListFamiliesQuery).addSuccess(Schema.Array(Family)))
-  .add(HttpApiEndpoint.post("create", "/v1/attribute-families").setPayload(everyIssue(CreateFamily)).addSuccess(Family, { status: 201 }))
+  .add(HttpApiEndpoint.post("create", "/v1/attribute-families").setPayload(everyIssue(CreateFamily)).addSuccess(Family, { status: 201 }).annotate(OpenApi.Transform, documentLocation))
   .add(HttpApiEndpoint.get("get", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(FamilyDetails).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/attribute-families/:id").setPath(IdPath).setPayload(everyIssue(UpdateFamily)).addSuccess(Family).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("delete", "/v1/attribute-families/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(ConflictWire).addError(NotFoundWire))

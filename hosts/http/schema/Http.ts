@@ -4,6 +4,7 @@ import { AttributeGroups } from "../../../core/schema/AttributeGroups.js"
 import { Attributes } from "../../../core/schema/Attributes.js"
 import { Families } from "../../../core/schema/Families.js"
 import { CatalogApi } from "../Api.js"
+import { locatedAt } from "../Location.js"
 
 export const AttributeGroupsLive = HttpApiBuilder.group(CatalogApi, "attributeGroups", (handlers) =>
   Effect.gen(function*() {
@@ -18,7 +19,7 @@ export const AttributesLive = HttpApiBuilder.group(CatalogApi, "attributes", (ha
     const attributes = yield* Attributes
     return handlers
       .handle("list", ({ urlParams }) => attributes.list(urlParams.entityKind ?? "product"))
-      .handle("create", ({ payload }) => attributes.create(payload))
+      .handle("create", ({ payload }) => attributes.create(payload).pipe(locatedAt((made) => `/v1/attributes/${made.id}`)))
       .handle("get", ({ path }) => attributes.get(path.id))
       .handle("update", ({ path, payload }) => attributes.update(path.id, payload))
       .handle("delete", ({ path }) => attributes.delete(path.id))
@@ -30,7 +31,7 @@ export const FamiliesLive = HttpApiBuilder.group(CatalogApi, "families", (handle
     const families = yield* Families
     return handlers
       .handle("list", ({ urlParams }) => families.list(urlParams.entityKind ?? "product"))
-      .handle("create", ({ payload }) => families.create(payload))
+      .handle("create", ({ payload }) => families.create(payload).pipe(locatedAt((made) => `/v1/attribute-families/${made.id}`)))
       .handle("get", ({ path }) => families.get(path.id))
       .handle("update", ({ path, payload }) => families.update(path.id, payload))
       .handle("delete", ({ path }) => families.delete(path.id))
