@@ -5,7 +5,7 @@ import { ValidationFailedWire } from "./Errors.js"
 /**
  * What the edge answers on any route before HttpApi decodes the request (see EdgeLive), in the
  * error envelope with a Fastify-style code: HttpApi would document its own 400 body instead,
- * which the API never sends.
+ * which the API never sends. And what it answers for any failure nothing else handled.
  */
 const EDGE_REFUSALS: Readonly<Record<string, { readonly description: string; readonly codes: ReadonlyArray<string> }>> = {
   "400": {
@@ -13,7 +13,8 @@ const EDGE_REFUSALS: Readonly<Record<string, { readonly description: string; rea
     codes: ["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"]
   },
   "413": { description: "The body is larger than the route takes", codes: ["FST_ERR_CTP_BODY_TOO_LARGE"] },
-  "415": { description: "The body is of a type the route does not take", codes: ["FST_ERR_CTP_INVALID_MEDIA_TYPE"] }
+  "415": { description: "The body is of a type the route does not take", codes: ["FST_ERR_CTP_INVALID_MEDIA_TYPE"] },
+  "500": { description: "Anything unhandled, with the message `internal server error` and nothing else", codes: ["internal"] }
 }
 
 /** The error envelope with one of `codes`. */

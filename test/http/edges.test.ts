@@ -70,7 +70,7 @@ describe("probes and release", () => {
     expect([config.secret.minLength, config.extra_headers.patternProperties[""].maxLength]).toEqual([16, 4096])
     expect(body("/v1/attribute-groups").label.propertyNames.minLength).toBe(1)
     // Each operation lists the refusals it can answer, as the specification's tables do.
-    const edge = ["400", "413", "415"]
+    const edge = ["400", "413", "415", "500"]
     const statuses = (path: string, method: string) =>
       Object.keys(spec.json.paths[path][method].responses).filter((s) => !edge.includes(s)).sort()
     // A probe decodes nothing, yet refuses what no route takes (U+0000, a query key `__proto__`, too deep).
@@ -82,7 +82,8 @@ describe("probes and release", () => {
     expect(statuses("/v1/attribute-families/{id}", "delete")).toEqual(["204", "401", "403", "404", "409", "422", "503"])
     expect(statuses("/v1/organizations", "post")).toEqual(["201", "401", "403", "404", "422", "503"])
     // Every operation may meet the edge's refusals of a body (malformed JSON, too large, of
-    // another type), which answer in the error envelope, not in HttpApi's own 400 body.
+    // another type), which answer in the error envelope, not in HttpApi's own 400 body, and a
+    // failure nothing handled (500 `internal`).
     // Each status names the `error.code`s it comes with, as the specification's table of errors does.
     const envelope = (codes: ReadonlyArray<string>) => ({
       type: "object",
@@ -100,7 +101,8 @@ describe("probes and release", () => {
     const edgeCodes: Record<string, ReadonlyArray<string>> = {
       "400": ["FST_ERR_CTP_INVALID_JSON_BODY", "FST_ERR_CTP_EMPTY_JSON_BODY"],
       "413": ["FST_ERR_CTP_BODY_TOO_LARGE"],
-      "415": ["FST_ERR_CTP_INVALID_MEDIA_TYPE"]
+      "415": ["FST_ERR_CTP_INVALID_MEDIA_TYPE"],
+      "500": ["internal"]
     }
     for (const [path, methods] of Object.entries(spec.json.paths as Record<string, Record<string, { responses: Record<string, any> }>>)) {
       for (const [method, operation] of Object.entries(methods)) {
