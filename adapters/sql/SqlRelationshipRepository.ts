@@ -20,9 +20,12 @@ export const make = Effect.gen(function*() {
             ? Effect.fail(new Conflict({ message: `product ${r.productId} already links to ${r.relatedProductId} as ${r.type}` }))
             : Effect.die(e))
       ),
-    ofProduct: (organizationId, productId) =>
+    ofProduct: (organizationId, productId, page = {}) =>
       sql`select * from product_relationships where organization_id = ${organizationId} and product_id = ${productId}
-          order by created_at, id`.pipe(Effect.orDie, Effect.flatMap(all)),
+          order by created_at, id limit ${page.limit ?? Number.MAX_SAFE_INTEGER} offset ${page.offset ?? 0}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(all)
+      ),
     find: (organizationId, productId, id) =>
       sql`select * from product_relationships where organization_id = ${organizationId} and product_id = ${productId} and id = ${id}`.pipe(
         Effect.orDie,

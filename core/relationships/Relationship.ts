@@ -21,3 +21,9 @@ export const CreateRelationship = Schema.Struct({
   type: RelationshipType
 })
 export type CreateRelationship = typeof CreateRelationship.Type
+
+/** A slice of a product's links: `offset` links skipped (0 when absent), at most `limit` (all the rest when absent). */
+export interface RelationshipPage {
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
+}

@@ -7,12 +7,13 @@ import { Crypto } from "../shared/Crypto.js"
 import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
-import { type CreateRelationship, ProductRelationship } from "./Relationship.js"
+import { type CreateRelationship, ProductRelationship, type RelationshipPage } from "./Relationship.js"
 import { RelationshipRepository } from "./RelationshipRepository.js"
 import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Relationships extends Context.Tag("catalog/Relationships")<Relationships, {
-  readonly list: (productId: string) => Effect.Effect<ReadonlyArray<ProductRelationship>, NotFound, CurrentTenant>
+  /** Every link of the product, oldest first, or the page of them when one is given. */
+  readonly list: (productId: string, page?: RelationshipPage) => Effect.Effect<ReadonlyArray<ProductRelationship>, NotFound, CurrentTenant>
   /** NotFound for either product (another organization's included); Conflict when the same link exists. */
   readonly create: (productId: string, input: CreateRelationship) => Effect.Effect<ProductRelationship, NotFound | ValidationFailed | Conflict, CurrentTenant>
   readonly remove: (productId: string, id: string) => Effect.Effect<void, NotFound, CurrentTenant>
@@ -35,8 +36,8 @@ export const makeRelationships = Effect.gen(function*() {
   const inTenant = tenantTransaction(uow)
 
   return withRecordIds(Relationships.of({
-    list: (productId) =>
-      inTenant((organizationId) => Effect.zipRight(requireProduct(products, organizationId, productId), repo.ofProduct(organizationId, productId))),
+    list: (productId, page) =>
+      inTenant((organizationId) => Effect.zipRight(requireProduct(products, organizationId, productId), repo.ofProduct(organizationId, productId, page))),
     create: (productId, input) =>
       inTenant((organizationId) =>
         Effect.gen(function*() {

@@ -20,6 +20,25 @@ const failsWith = (exit: Exit.Exit<unknown, unknown>, tag: string) => {
 /** Related products and attached modifiers against one storage adapter. */
 export const productLinksSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
+    it.effect("pages a product's links oldest first, the same links however the pages cut them", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const relationships = yield* Relationships
+        const products = yield* Products
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [])
+        const [a, ...others] = yield* as(Effect.all(["A", "B", "C", "D"].map((name) => products.create({ familyId: family.id, name }))))
+        assert(a !== undefined)
+        const links = yield* as(Effect.forEach(others.flatMap((o) => (["related", "upsell"] as const).map((type) => ({ relatedProductId: o.id, type }))), (input) =>
+          relationships.create(a.id, input)))
+        const ids = links.map((l) => l.id)
+        expect((yield* as(relationships.list(a.id))).map((r) => r.id)).toEqual(ids)
+        const pages = yield* as(Effect.forEach([0, 4], (offset) => relationships.list(a.id, { limit: 4, offset })))
+        expect(pages.map((page) => page.map((r) => r.id))).toEqual([ids.slice(0, 4), ids.slice(4)])
+        expect((yield* as(relationships.list(a.id, { offset: 5 }))).map((r) => r.id)).toEqual(ids.slice(5))
+        expect(yield* as(relationships.list(a.id, { limit: 3, offset: 6 }))).toHaveLength(0)
+      }))
+
     it.effect("links products of the organization once per type, lists and removes links, and drops them with either product", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant

@@ -68,6 +68,25 @@ describe("product variants, relationships and modifiers over HTTP", () => {
     expect((await t.req("GET", `/v1/products/${a}/relationships`)).json).toEqual([])
   })
 
+  it("relationships: a plain array with every link, or the page that limit and offset ask for", async () => {
+    const t = await host.tenant()
+    const familyId = await family(t)
+    const [a, b, c] = [await product(t, familyId, "A"), await product(t, familyId, "B"), await product(t, familyId, "C")]
+    const ids: Array<string> = []
+    for (const [to, type] of [[b, "related"], [c, "related"], [b, "upsell"]] as const) {
+      ids.push((await t.req("POST", `/v1/products/${a}/relationships`, { body: { relatedProductId: to, type } })).json.id)
+    }
+    const listed = async (query: string) => (await t.req("GET", `/v1/products/${a}/relationships${query}`)).json.map((r: { id: string }) => r.id)
+    expect(await listed("")).toEqual(ids)
+    expect(await listed("?limit=2")).toEqual(ids.slice(0, 2))
+    expect(await listed("?limit=2&offset=2")).toEqual(ids.slice(2))
+    expect(await listed("?offset=1")).toEqual(ids.slice(1))
+    for (const [query, key] of [["?limit=0", "limit"], ["?limit=201", "limit"], ["?offset=-1", "offset"], ["?size=2", "size"]]) {
+      const refused = await t.req("GET", `/v1/products/${a}/relationships${query}`)
+      expect([refused.status, refused.json.error.details.issues[0].path]).toEqual([422, [key]])
+    }
+  })
+
   it("modifiers: attach 201, again 409, list, detach 204, detach again 404", async () => {
     const t = await host.tenant()
     const mug = await product(t, await family(t), "Mug")

@@ -7,7 +7,7 @@ export const RelationshipsLive = HttpApiBuilder.group(CatalogApi, "relationships
   Effect.gen(function*() {
     const relationships = yield* Relationships
     return handlers
-      .handle("list", ({ path }) => relationships.list(path.id))
+      .handle("list", ({ path, urlParams }) => relationships.list(path.id, urlParams))
       .handle("create", ({ path, payload }) => relationships.create(path.id, payload))
       .handle("remove", ({ path }) => relationships.remove(path.id, path.relationshipId))
   }))
