@@ -81,7 +81,7 @@ const facetsFromMemory = (label: string, storage: Layer.Layer<Storage, unknown>)
 
         // One index for the whole test, so that later comparisons read a copy caught up through
         // events; made a few products per step, so that the steps' boundaries are crossed often.
-        const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, buildStep: 7 })
+        const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, maxOrganizations: 10_000, buildStep: 7 })
         const everything: FacetQuestion = { filter: { includeDescendants: false }, accepts: () => true, subtree: undefined, tree: [] }
         const filters = (): ReadonlyArray<ProductFilter> => {
           const base = { includeDescendants: false }
@@ -150,7 +150,7 @@ const facetsFromMemory = (label: string, storage: Layer.Layer<Storage, unknown>)
 
         // A new copy is made in the background; until it is ready the indexes answer, and writes
         // made meanwhile are read once it is.
-        const fresh = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, buildStep: 7 })
+        const fresh = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, maxOrganizations: 10_000, buildStep: 7 })
         expect(yield* uow.tenant(organizationId, fresh.tallies(organizationId, everything))).toBeUndefined()
         // Yielding lets the copy take a step between writes; the first products are read in its
         // first step, before they are written to.
@@ -180,7 +180,7 @@ describe.runIf(postgres)("postgres: facets from memory, commit order", () => {
       const family = yield* run(familyWith(tenant, "product", []))
       const before = yield* run(products.create({ name: "before", familyId: family.id }))
 
-      const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, buildStep: 7 })
+      const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, maxOrganizations: 10_000, buildStep: 7 })
       yield* index.ready(organizationId)
       const everything: FacetQuestion = { filter: { includeDescendants: false }, accepts: () => true, subtree: undefined, tree: [] }
       const counted = uow.tenant(organizationId, index.tallies(organizationId, everything)).pipe(
@@ -221,7 +221,7 @@ describe.runIf(postgres)("postgres: facets from memory, concurrent requests", ()
         for (const r of created) if (r.ok) ids.push(r.id)
       }
       expect(ids).toHaveLength(1_500)
-      const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, buildStep: 500 })
+      const index = yield* makeFacetIndex(sql, { maxProducts: 1_000_000, maxOrganizations: 10_000, buildStep: 500 })
       yield* index.ready(organizationId)
       const everything: FacetQuestion = { filter: { includeDescendants: false }, accepts: () => true, subtree: undefined, tree: [] }
       const option: FacetOptions = { caps: { families: 50, statuses: 3, categories: 30, brands: 30, connectors: 20, tags: 30 }, includeEmpty: false }

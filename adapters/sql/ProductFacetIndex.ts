@@ -4,7 +4,9 @@ import { Effect, Fiber, FiberSet, Schema } from "effect"
 import { ProductStatus } from "../../core/products/Product.js"
 import { chunksOf } from "./Columns.js"
 import { changeFeed } from "./EventChangeFeed.js"
+import { makeFacetCopies } from "./FacetCopies.js"
 import { count, type FacetQuestion, type FacetTallies, TenantFacets } from "./TenantFacets.js"
+import { makeTurns } from "./Turns.js"
 
 /** Rows that name their products as one space-separated list (ids and canonical tags hold no spaces). */
 const GroupRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
@@ -30,6 +32,8 @@ const CATCH_UP_LIMIT = 5_000
 export interface FacetIndexLimits {
   /** Products kept in memory over all organizations; the least recently counted go first. */
   readonly maxProducts: number
+  /** Organizations with a copy in memory; the least recently counted go first. */
+  readonly maxOrganizations: number
   /** Products read per step of making a copy: a step is a few short statements, and requests run between steps. */
   readonly buildStep: number
 }
@@ -57,7 +61,7 @@ interface Cursor {
  */
 export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimits) =>
   Effect.gen(function*() {
-    const tenants = new Map<string, TenantFacets>()
+    const tenants = makeFacetCopies<TenantFacets>(limits)
     const building = new Map<string, Fiber.RuntimeFiber<void>>()
     // Builds run in the layer's context, never in the transaction of the request that asked.
     const fork = yield* FiberSet.runtime(yield* FiberSet.make<void>())<never>()
@@ -120,24 +124,11 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         }
       })
 
-    const remember = (organizationId: string, facets: TenantFacets) => {
-      // Most recently used last; evict from the front.
-      tenants.delete(organizationId)
-      tenants.set(organizationId, facets)
-      let total = 0
-      for (const t of tenants.values()) total += t.size
-      for (const [id, t] of tenants) {
-        if (total <= limits.maxProducts || id === organizationId) break
-        tenants.delete(id)
-        total -= t.size
-      }
-    }
-
     const startBuild = (organizationId: string) => {
       if (building.has(organizationId)) return
       const fiber = fork(
         build(organizationId).pipe(
-          Effect.tap((facets) => Effect.sync(() => remember(organizationId, facets))),
+          Effect.tap((facets) => Effect.sync(() => tenants.remember(organizationId, facets))),
           Effect.asVoid,
           // Facets are counted from the indexes until a later request tries again.
           Effect.catchAllCause((cause) => Effect.logWarning("making the facet copy failed", cause)),
@@ -152,17 +143,8 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
     // on several connections) could leave a product as the older of two reads with the newer
     // point, so each organization's catch-ups take turns. A turn is always taken inside a
     // transaction: its holder has its connection already and waits for nothing another waiter
-    // holds. One per organization ever counted in this process.
-    const turns = new Map<string, Effect.Semaphore>()
-    const inTurn = <A, E>(organizationId: string, effect: Effect.Effect<A, E>) =>
-      Effect.suspend(() => {
-        let turn = turns.get(organizationId)
-        if (turn === undefined) {
-          turn = Effect.unsafeMakeSemaphore(1)
-          turns.set(organizationId, turn)
-        }
-        return turn.withPermits(1)(effect)
-      })
+    // holds.
+    const { inTurn } = makeTurns()
 
     /**
      * The organization's copy as of its events now, caught up in place, or `undefined` when it
@@ -176,14 +158,14 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         if (known.cursor !== head) {
           const events = yield* feed.changes(organizationId, known.cursor, head, CATCH_UP_LIMIT + 1)
           if (events.length > CATCH_UP_LIMIT || events.some(reshapes)) {
-            tenants.delete(organizationId)
+            tenants.forget(organizationId)
             return undefined
           }
           const ids = [...new Set(events.filter((e) => e.entityType === "product").map((e) => e.entityId))]
           for (const chunk of chunksOf(ids, 500)) yield* readProducts(known, organizationId, (column) => sql.in(column, chunk), chunk)
           known.cursor = head
         }
-        remember(organizationId, known)
+        tenants.remember(organizationId, known)
         return known
       })
 
@@ -205,7 +187,7 @@ export const makeFacetIndex = (sql: SqlClient.SqlClient, limits: FacetIndexLimit
         if (fiber !== undefined) yield* Fiber.await(fiber)
         const catchUp = sql.withTransaction(inTurn(organizationId, caughtUp(organizationId)))
         if ((yield* catchUp) !== undefined) return
-        remember(organizationId, yield* build(organizationId))
+        tenants.remember(organizationId, yield* build(organizationId))
         yield* catchUp
       })
 

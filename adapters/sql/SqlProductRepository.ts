@@ -85,10 +85,12 @@ const productColumns = (w: ProductWrite) => {
 
 /** Products whose facet columns are kept in memory, over all organizations (some 350 bytes each). */
 const FACET_INDEX_PRODUCTS = 1_000_000
+/** Organizations with a facet copy in memory (an empty copy is some 3 KB). */
+const FACET_INDEX_ORGANIZATIONS = 10_000
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const facetIndex = yield* makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS, buildStep: 5_000 })
+  const facetIndex = yield* makeFacetIndex(sql, { maxProducts: FACET_INDEX_PRODUCTS, maxOrganizations: FACET_INDEX_ORGANIZATIONS, buildStep: 5_000 })
 
   const slugConflict = (writes: ReadonlyArray<ProductWrite>) =>
     new Conflict({ message: writes.length === 1 ? `product slug ${writes[0]?.product.slug} is taken` : "a product slug is taken" })
