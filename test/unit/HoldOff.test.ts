@@ -47,3 +47,21 @@ describe("holding off connectors whose receivers stopped answering", () => {
     expect(holdOff.heldOff(0)).toEqual(["dead"])
   })
 })
+
+describe("forgetting streaks no attempt continues", () => {
+  it("forgets a streak the longest hold-off after its last attempt and hold-off, and starts the next one over", () => {
+    const holdOff = makeHoldOff("30 seconds", "100 seconds")
+    for (let attempt = 0; attempt < 3; attempt++) holdOff.attempted("dead", false, 0)
+    holdOff.attempted("gone", false, 0)
+    for (let i = 0; i < 1_000; i++) holdOff.attempted(`once ${i}`, false, 0)
+    holdOff.heldOff(99_999)
+    expect(holdOff.remembered()).toBe(1_002)
+    holdOff.heldOff(129_999)
+    expect(holdOff.remembered()).toBe(1)
+    expect(holdOff.heldOff(130_000)).toEqual([])
+    expect(holdOff.remembered()).toBe(0)
+    for (let attempt = 0; attempt < 3; attempt++) holdOff.attempted("dead", false, 130_000)
+    expect(holdOff.heldOff(130_000 + 29_999)).toEqual(["dead"])
+    expect(holdOff.heldOff(130_000 + 30_000)).toEqual([])
+  })
+})
