@@ -130,6 +130,6 @@ export type { ContentPage, ContentPageFilter, ContentPageList } from "./core/con
 export type { Media, MediaList, UploadedMedia, UploadPart } from "./core/media/Media.js"
 export type { Modifier } from "./core/modifiers/Modifier.js"
 export type { ProductModifier } from "./core/modifiers/ProductModifier.js"
-export type { ProductRelationship } from "./core/relationships/Relationship.js"
+export type { ProductRelationship, RelationshipPage } from "./core/relationships/Relationship.js"
 export type { Connector, Delivery, DeliveryPage } from "./core/connectors/Connector.js"
 export type { AuditEntry, AuditFilter, AuditPage } from "./core/events/AuditEntry.js"
