@@ -27,7 +27,7 @@ export const writeEntityAttributes = (
     const schema = yield* families.provisioned(kind)
     const specs = new Map(schema.attributes.map((a) => [a.code, a]))
     const { declared, removals } = splitUndeclaredRemovals(specs, current, input)
-    const checked = valueChecks(timer).values(specs, declared, ["attributes"])
+    const checked = valueChecks(timer).values(specs, declared, ["attributes"], current)
     if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
     yield* checkMediaValues(media, organizationId, specs, checked.right, current)
     const { merged, touched } = mergeValues(current, { ...checked.right, ...removals })

@@ -135,7 +135,7 @@ export const makeContentPages = Effect.gen(function*() {
         let touched: ReadonlyArray<string> = []
         if (input.attributes !== undefined) {
           const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, input.attributes)
-          const checked = checks.values(specs, declared, ["attributes"])
+          const checked = checks.values(specs, declared, ["attributes"], current.attributes)
           if (Either.isLeft(checked)) return yield* ValidationFailed.of(checked.left)
           yield* checkMediaValues(media, organizationId, specs, checked.right, current.attributes)
           const merged = mergeValues(current.attributes, { ...checked.right, ...removals })

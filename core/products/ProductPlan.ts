@@ -175,7 +175,7 @@ export const planUpdate = (
   let valuesKnown = true
   if (patch.attributes !== undefined) {
     const { declared, removals } = splitUndeclaredRemovals(specs, current.attributes, patch.attributes)
-    const checked = ctx.checks.values(specs, declared, ["attributes"])
+    const checked = ctx.checks.values(specs, declared, ["attributes"], current.attributes)
     if (Either.isLeft(checked)) {
       addIssues(issues, checked.left)
       valuesKnown = false

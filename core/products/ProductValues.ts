@@ -1,5 +1,5 @@
 import { searchText } from "../catalog/Text.js"
-import { type AttributeSpec, type AttributeValues, byScope, entriesOf, isFilled, replaceTags, resolvedEntry, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
+import { type AttributeSpec, type AttributeValues, byScope, entriesOf, isFilled, isStored, replaceTags, resolvedEntry, scopeKey, type ValueEntry } from "../schema/AttributeValues.js"
 import type { FamilyAttribute } from "../schema/FamilyRepository.js"
 import type { Issue } from "../shared/Errors.js"
 import type { ProductIndex } from "./ProductRepository.js"
@@ -196,16 +196,6 @@ const whereFilled = (
 const isRemoval = (entry: unknown): boolean =>
   typeof entry === "object" && entry !== null && "value" in entry && entry.value === null &&
   "locale" in entry && "channel" in entry
-
-const isScopePart = (part: unknown): part is string | null => part === null || typeof part === "string"
-
-/** An entry exactly as the record stores one (of `byScope(stored)`): its locale and channel as written, and its value. */
-const isStored = (stored: ReadonlyMap<string, ValueEntry>, entry: unknown): boolean => {
-  if (typeof entry !== "object" || entry === null || Object.keys(entry).length !== 3 || !("value" in entry)) return false
-  if (!("locale" in entry) || !("channel" in entry) || !isScopePart(entry.locale) || !isScopePart(entry.channel)) return false
-  const found = stored.get(scopeKey(entry.locale, entry.channel))
-  return found !== undefined && found.locale === entry.locale && found.channel === entry.channel && sameJson(found.value, entry.value)
-}
 
 /**
  * A patch may remove values of codes the family does not declare (a detached attribute, or

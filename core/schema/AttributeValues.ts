@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import { addIssues, hasEnoughIssues, type Issue } from "../shared/Errors.js"
+import { sameJson } from "../shared/CanonicalJson.js"
 import { shown } from "../shared/Preview.js"
 import { hasVisibleText } from "../shared/VisibleText.js"
 import { isRecord, VALUE_VALIDATORS } from "./ValueValidators.js"
@@ -88,6 +89,16 @@ const scopeIssue = (
   return { path: [...at, index, key], message: `must be null: attribute ${spec.code} is not ${adjective}`, code: `not_${adjective}` }
 }
 
+const isScopePart = (part: unknown): part is string | null => part === null || typeof part === "string"
+
+/** An entry exactly as the record stores one (of `byScope(stored)`): its locale and channel as written, and its value. */
+export const isStored = (stored: ReadonlyMap<string, ValueEntry>, entry: unknown): boolean => {
+  if (typeof entry !== "object" || entry === null || Object.keys(entry).length !== 3 || !("value" in entry)) return false
+  if (!("locale" in entry) || !("channel" in entry) || !isScopePart(entry.locale) || !isScopePart(entry.channel)) return false
+  const found = stored.get(scopeKey(entry.locale, entry.channel))
+  return found !== undefined && found.locale === entry.locale && found.channel === entry.channel && sameJson(found.value, entry.value)
+}
+
 const NO_RULES: Readonly<Record<string, unknown>> = {}
 
 /**
@@ -104,12 +115,15 @@ export const validateValue = (spec: AttributeSpec, value: unknown, path: Path): 
  * within a code and values of the wrong shape are issues whose paths start at `path` (e.g.
  * ["attributes", code, 0, "value"]). A `value: null` entry is kept as is (it means "remove" to
  * callers that merge). Valid values come back normalized (a decimal sent as a JSON number
- * becomes a string).
+ * becomes a string). An entry sent exactly as `stored` holds it is checked for its type only:
+ * the attribute's `validation` may have narrowed since it was written, and a record read and
+ * written back whole must not be refused for values it does not change.
  */
 export const validateAttributeValues = (
   specs: ReadonlyMap<string, AttributeSpec>,
   input: unknown,
-  path: ReadonlyArray<string | number>
+  path: ReadonlyArray<string | number>,
+  stored: AttributeValues = {}
 ): Either.Either<AttributeValues, ReadonlyArray<Issue>> => {
   if (!isRecord(input)) {
     return Either.left([{ path, message: "must be an object mapping attribute codes to arrays of entries", code: "invalid_type" }])
@@ -130,6 +144,8 @@ export const validateAttributeValues = (
       issues.push({ path: at, message: "must be an array of {locale, channel, value} entries", code: "invalid_type" })
       continue
     }
+    const held = entriesOf(stored, code)
+    const storedByScope = held === undefined ? undefined : byScope(held)
     const seen = new Set<string>()
     const normalized: Array<ValueEntry> = []
     for (let i = 0; i < entries.length && !hasEnoughIssues(issues); i++) {
@@ -162,7 +178,8 @@ export const validateAttributeValues = (
         normalized.push({ locale, channel, value: null })
         continue
       }
-      const checked = validateValue(spec, entry["value"], [...at, i, "value"])
+      const unchanged = storedByScope !== undefined && isStored(storedByScope, entry)
+      const checked = VALUE_VALIDATORS[spec.type](entry["value"], unchanged ? NO_RULES : spec.validation ?? NO_RULES, [...at, i, "value"])
       if (Either.isLeft(checked)) addIssues(issues, checked.left)
       else normalized.push({ locale, channel, value: checked.right })
     }

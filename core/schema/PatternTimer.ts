@@ -32,7 +32,9 @@ export interface ValueChecks {
   readonly values: (
     specs: ReadonlyMap<string, AttributeSpec>,
     input: unknown,
-    path: Path
+    path: Path,
+    /** The record's values, if it has any: entries sent back as stored are checked for their type only. */
+    stored?: AttributeValues
   ) => Either.Either<AttributeValues, ReadonlyArray<Issue>>
   readonly value: (spec: AttributeSpec, value: unknown, path: Path) => Either.Either<unknown, ReadonlyArray<Issue>>
 }
@@ -51,8 +53,10 @@ export const valueChecks = (timer: PatternTimer["Type"]): ValueChecks => {
     return Option.getOrElse(result, () => Either.left(tooSlow(path)))
   }
   return {
-    values: (specs, input, path) =>
-      meetsPattern(specs, input) ? timed(() => validateAttributeValues(specs, input, path), path) : validateAttributeValues(specs, input, path),
+    values: (specs, input, path, stored) =>
+      meetsPattern(specs, input)
+        ? timed(() => validateAttributeValues(specs, input, path, stored), path)
+        : validateAttributeValues(specs, input, path, stored),
     value: (spec, value, path) => hasPattern(spec) ? timed(() => validateValue(spec, value, path), path) : validateValue(spec, value, path)
   }
 }

@@ -105,7 +105,7 @@ export const makeVariants = Effect.gen(function*() {
     input: Readonly<Record<string, unknown>>,
     stored?: AttributeValues
   ) => {
-    const checked = valueChecks(timer).values(context.specs, input, ["attributes"])
+    const checked = valueChecks(timer).values(context.specs, input, ["attributes"], stored)
     return Either.isLeft(checked)
       ? Effect.fail(ValidationFailed.of(checked.left))
       : Effect.as(checkMediaValues(media, organizationId, context.specs, checked.right, stored), checked.right)

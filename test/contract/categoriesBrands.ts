@@ -13,6 +13,17 @@ import { Organizations } from "../../core/tenancy/Organizations.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
 import { eventsOf, failureOf, inTenant, outcomeOf, schemaFixture, val } from "../support/CatalogFixtures.js"
 
+/** A localizable text attribute `code` attached to the family of `entityKind`, with that kind's service. */
+const localizableText = (entityKind: "category" | "brand", code: string) =>
+  Effect.gen(function*() {
+    const families = yield* Families
+    const family = (yield* families.provisioned(entityKind)).family
+    const attribute = yield* (yield* Attributes).create({ code, label: { en: code }, type: "text", entityKind, isLocalizable: true })
+    yield* families.attach(family.id, { attributeId: attribute.id })
+    const records = entityKind === "category" ? yield* Categories : yield* Brands
+    return { family, attribute, records }
+  })
+
 /** Categories, brands and the organization cascade over them, against one storage adapter. */
 export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlClient.SqlClient, E>) =>
   layer(catalogOver(storage), { timeout: 60_000 })(name, (it) => {
@@ -287,16 +298,10 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
           const families = yield* Families
-          const attributes = yield* Attributes
-          const categories = yield* Categories
-          const brands = yield* Brands
           const outcomes = []
           for (const entityKind of ["category", "brand"] as const) {
-            const family = (yield* families.provisioned(entityKind)).family
-            const tagline = yield* attributes.create({ code: "tagline", label: { en: "Tagline" }, type: "text", entityKind, isLocalizable: true })
-            yield* families.attach(family.id, { attributeId: tagline.id })
+            const { attribute: tagline, family, records } = yield* localizableText(entityKind, "tagline")
             const tagged = { tagline: [{ locale: "de", channel: null, value: "Licht" }, { locale: "fr", channel: null, value: "Lumière" }] }
-            const records = entityKind === "category" ? categories : brands
             const made = yield* records.create({ name: "Lamps", attributes: tagged })
             yield* families.detach(family.id, tagline.id)
             const one = yield* records.update(made.id, { attributes: { tagline: [{ locale: "de", channel: null, value: null }] } })
@@ -308,6 +313,29 @@ export const categoriesBrandsSuite = <E>(name: string, storage: Layer.Layer<Stor
         for (const { one, refused } of result) {
           expect(one).toEqual({ tagline: [{ locale: "fr", channel: null, value: "Lumière" }] })
           expect(refused).toContain("unknown_attribute")
+        }
+      }))
+
+    it.effect("takes back a category's or brand's values unchanged since their attribute's validation narrowed, and checks every other entry", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const attributes = yield* Attributes
+          const outcomes = []
+          for (const entityKind of ["category", "brand"] as const) {
+            const { attribute: motto, records } = yield* localizableText(entityKind, "motto")
+            const made = yield* records.create({ name: "Lamps", attributes: { motto: [{ locale: "de", channel: null, value: "Licht" }] } })
+            yield* attributes.update(motto.id, { validation: { maxLength: 3 } })
+            const sentBack = yield* records.update(made.id, { name: "Lights", attributes: made.attributes })
+            const otherLocale = yield* failureOf(records.update(made.id, { attributes: { motto: [{ locale: "fr", channel: null, value: "Licht" }] } }))
+            const changed = yield* failureOf(records.update(made.id, { attributes: { motto: [{ locale: "de", channel: null, value: "Lichter" }] } }))
+            outcomes.push({ sentBack: [sentBack.name, sentBack.attributes], otherLocale, changed })
+          }
+          return outcomes
+        }))
+        for (const { changed, otherLocale, sentBack } of result) {
+          expect(sentBack).toEqual(["Lights", { motto: [{ locale: "de", channel: null, value: "Licht" }] }])
+          expect(otherLocale).toContain("too_big")
+          expect(changed).toContain("too_big")
         }
       }))
 

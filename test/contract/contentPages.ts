@@ -92,6 +92,23 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         }
       }))
 
+    it.effect("takes back values unchanged since their attribute's validation narrowed, as a product does, and checks every other entry", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const pages = yield* ContentPages
+        const attributes = yield* Attributes
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "content", [attr("lead", { isLocalizable: true })])
+        const about = yield* as(pages.create({ familyId: family.id, title: "About", attributes: { lead: [{ locale: "en", channel: null, value: "Who we are" }] } }))
+        const lead = (yield* as(attributes.list("content"))).find((a) => a.code === "lead")
+        assert(lead !== undefined)
+        yield* as(attributes.update(lead.id, { validation: { maxLength: 8 } }))
+        const sentBack = yield* as(pages.update(about.id, { title: "About us", attributes: about.attributes }))
+        expect([sentBack.title, sentBack.attributes]).toEqual(["About us", { lead: [{ locale: "en", channel: null, value: "Who we are" }] }])
+        failsWith(yield* Effect.exit(as(pages.update(about.id, { attributes: { lead: [{ locale: "fr", channel: null, value: "Who we are" }] } }))), "too_big")
+        failsWith(yield* Effect.exit(as(pages.update(about.id, { attributes: { lead: [{ locale: "en", channel: null, value: "Who we were" }] } }))), "too_big")
+      }))
+
     it.effect("removes values of a detached attribute scope by scope, as a product does", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant

@@ -579,7 +579,7 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.after.attributes).toEqual({ story: val("written late") })
       }))
 
-    it.effect("keeps the values a narrowed validation would refuse: they read, sort and fill as before, and only a write sending them again is checked", () =>
+    it.effect("keeps the values a narrowed validation would refuse: they read, sort and fill as before, and are taken back unchanged", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
           const { family, weight } = yield* schemaFixture
@@ -589,15 +589,53 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
           const light = yield* products.create({ familyId: family.id, name: "Light", attributes: { weight: val(50) } })
           yield* attributes.update(weight.id, { validation: { max: 100 } })
           const renamed = yield* products.update(heavy.id, { name: "Heavy boot", status: "active" })
-          const sentBack = yield* failureOf(products.update(heavy.id, { attributes: renamed.attributes }))
+          const sentBack = yield* products.update(heavy.id, { name: "Heavy boots", attributes: renamed.attributes })
+          const changed = yield* failureOf(products.update(heavy.id, { attributes: { weight: val(400) } }))
           const sorted = yield* products.list({ familyId: family.id, sortBy: "attribute", sortAttribute: "weight", sortDir: "desc" })
           const filtered = yield* products.list({ familyId: family.id, filterAttribute: "weight", filterMin: 400 })
-          return { renamed, sentBack, sorted: sorted.data.map((p) => p.id), filtered: filtered.data.map((p) => p.id), ids: [heavy.id, light.id] }
+          return { renamed, sentBack, changed, sorted: sorted.data.map((p) => p.id), filtered: filtered.data.map((p) => p.id), ids: [heavy.id, light.id] }
         }))
         expect(result.renamed.attributes).toEqual({ weight: val(500) })
         expect(result.renamed.status).toBe("active")
-        expect(result.sentBack).toContain("too_big")
+        expect(result.sentBack.name).toBe("Heavy boots")
+        expect(result.sentBack.attributes).toEqual({ weight: val(500) })
+        expect(result.changed).toContain("too_big")
         expect(result.sorted).toEqual(result.ids)
         expect(result.filtered).toEqual([result.ids[0]])
+      }))
+
+    it.effect("takes back entries unchanged since a narrowed maxLength or option list, alone and in bulk, and checks every other entry", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family } = yield* schemaFixture
+          const products = yield* Products
+          const attributes = yield* Attributes
+          const families = yield* Families
+          const motto = yield* attributes.create({ code: "motto", label: { en: "Motto" }, type: "text", isLocalizable: true })
+          const colours = yield* attributes.create({ code: "colours", label: { en: "Colours" }, type: "multiselect", validation: { options: ["red", "teal"] } })
+          for (const a of [motto, colours]) yield* families.attach(family.id, { attributeId: a.id })
+          const values = {
+            motto: [{ locale: "en", channel: null, value: "Run far" }],
+            colours: val(["red", "teal"])
+          }
+          const p = yield* products.create({ familyId: family.id, name: "Runner", attributes: values })
+          yield* attributes.update(motto.id, { validation: { maxLength: 3 } })
+          yield* attributes.update(colours.id, { validation: { options: ["red"] } })
+          const sentBack = yield* products.update(p.id, { name: "Runner 2", attributes: p.attributes })
+          const bulk = yield* products.bulk([{ op: "update", id: p.id, name: "Runner 3", attributes: p.attributes }])
+          const otherLocale = yield* failureOf(products.update(p.id, { attributes: { motto: [...values.motto, { locale: "de", channel: null, value: "Run far" }] } }))
+          const changed = yield* failureOf(products.update(p.id, { attributes: { motto: [{ locale: "en", channel: null, value: "Run farther" }] } }))
+          const reordered = yield* failureOf(products.update(p.id, { attributes: { colours: val(["teal", "red"]) } }))
+          const after = yield* products.get(p.id, {})
+          return { sentBack, bulk, otherLocale, changed, reordered, after }
+        }))
+        expect(result.sentBack.name).toBe("Runner 2")
+        expect(result.sentBack.attributes).toEqual({ motto: [{ locale: "en", channel: null, value: "Run far" }], colours: val(["red", "teal"]) })
+        expect(result.bulk.map((r) => r.ok)).toEqual([true])
+        expect(result.otherLocale).toContain("too_big")
+        expect(result.changed).toContain("too_big")
+        expect(result.reordered).toContain("invalid_option")
+        expect(result.after.name).toBe("Runner 3")
+        expect(result.after.attributes).toEqual(result.sentBack.attributes)
       }))
   })

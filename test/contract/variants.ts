@@ -196,6 +196,24 @@ export const variantsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         failsWith(yield* Effect.exit(as(variants.create(shirt.id, { sku: "DUP", attributes: { size: entry("M"), colour: entry("red") } }))), "Conflict")
       }))
 
+    it.effect("takes back values unchanged since their attribute's validation narrowed, as a product does, and checks every other entry", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const attributes = yield* Attributes
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [attr("fit", { type: "select", isLocalizable: true, validation: { options: ["slim", "loose"] } })])
+        const shirt = yield* as((yield* Products).create({ familyId: family.id, name: "Shirt" }))
+        const made = yield* as(variants.create(shirt.id, { sku: "FIT-1", attributes: { fit: [{ locale: "en", channel: null, value: "loose" }] } }))
+        const fit = (yield* as(attributes.list("product"))).find((a) => a.code === "fit")
+        assert(fit !== undefined)
+        yield* as(attributes.update(fit.id, { validation: { options: ["slim"] } }))
+        const sentBack = yield* as(variants.update(shirt.id, made.id, { name: "Loose", attributes: made.attributes }))
+        expect([sentBack.name, sentBack.attributes]).toEqual(["Loose", { fit: [{ locale: "en", channel: null, value: "loose" }] }])
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, made.id, { attributes: { fit: [{ locale: "de", channel: null, value: "loose" }] } }))), "invalid_option")
+        failsWith(yield* Effect.exit(as(variants.update(shirt.id, made.id, { attributes: { fit: [{ locale: "en", channel: null, value: "wide" }] } }))), "invalid_option")
+      }))
+
     it.effect("removes values of a detached attribute scope by scope, as a product does", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant

@@ -300,6 +300,30 @@ describe("validateAttributeValues", () => {
     expect(Either.isRight(run({ title: [{ locale: "null", channel: null, value: "a" }, { locale: null, channel: null, value: "b" }] }))).toBe(true)
   })
 
+  it("checks an entry sent exactly as stored for its type only, and every other entry against the rules", () => {
+    const narrowed = new Map<string, AttributeSpec>([
+      ["motto", { ...spec("text", { maxLength: 3, pattern: "^[a-z]+$" }), code: "motto", isLocalizable: true }],
+      ["fit", { ...spec("multiselect", { options: ["slim"] }), code: "fit" }]
+    ])
+    const stored = {
+      motto: [{ locale: "en-US", channel: null, value: "Run far" }],
+      fit: [{ locale: null, channel: null, value: ["slim", "loose"] }]
+    }
+    const codes = (input: unknown) => {
+      const r = validateAttributeValues(narrowed, input, ["attributes"], stored)
+      return Either.isRight(r) ? "ok" : r.left.map((i) => i.code)
+    }
+    expect(codes(stored)).toBe("ok")
+    expect(codes({ motto: [{ locale: "de", channel: null, value: "Run far" }] })).toEqual(["too_big", "invalid_pattern"])
+    // Another spelling of the locale writes a new entry, as a PATCH stores it as it is written.
+    expect(codes({ motto: [{ locale: "en-us", channel: null, value: "Run far" }] })).toEqual(["too_big", "invalid_pattern"])
+    expect(codes({ motto: [{ locale: "en-US", channel: null, value: "Run" }] })).toEqual(["invalid_pattern"])
+    expect(codes({ fit: [{ locale: null, channel: null, value: ["loose", "slim"] }] })).toEqual(["invalid_option"])
+    // The type still holds: a value stored as another type than the attribute's now is refused.
+    const retyped = new Map<string, AttributeSpec>([["motto", { ...spec("number"), code: "motto", isLocalizable: true }]])
+    expect(Either.isLeft(validateAttributeValues(retyped, { motto: stored.motto }, ["attributes"], stored))).toBe(true)
+  })
+
   it("never throws on arbitrary input", () => {
     fc.assert(fc.property(fc.anything(), (input) => Either.isEither(run(input))))
     fc.assert(fc.property(fc.dictionary(fc.constantFrom("qty", "title", "price", "x"), fc.array(fc.anything())), (input) => Either.isEither(run(input))))
