@@ -143,8 +143,8 @@ export const makeContentPages = Effect.gen(function*() {
           touched = merged.touched
         }
         if (familyId !== current.familyId) {
-          // Values kept from the old family must suit the new one.
-          const recheck = checks.values(specs, inCodeOrder(values), ["attributes"])
+          // Values kept from the old family must suit the new one; as they are stored, only their codes and types are checked.
+          const recheck = checks.values(specs, inCodeOrder(values), ["attributes"], current.attributes)
           if (Either.isLeft(recheck)) return yield* ValidationFailed.of(recheck.left)
         }
         if (input.status === "active") {

@@ -187,8 +187,8 @@ export const planUpdate = (
     }
   }
   if (familyChanged && valuesKnown) {
-    // Values kept from the old family must suit the new one.
-    const recheck = ctx.checks.values(specs, inCodeOrder(values), ["attributes"])
+    // Values kept from the old family must suit the new one; as they are stored, only their codes and types are checked.
+    const recheck = ctx.checks.values(specs, inCodeOrder(values), ["attributes"], current.attributes)
     if (Either.isLeft(recheck)) {
       addIssues(issues, recheck.left)
       valuesKnown = false

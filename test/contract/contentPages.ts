@@ -107,6 +107,10 @@ export const contentPagesSuite = <A, E>(name: string, storage: Layer.Layer<A | S
         expect([sentBack.title, sentBack.attributes]).toEqual(["About us", { lead: [{ locale: "en", channel: null, value: "Who we are" }] }])
         failsWith(yield* Effect.exit(as(pages.update(about.id, { attributes: { lead: [{ locale: "fr", channel: null, value: "Who we are" }] } }))), "too_big")
         failsWith(yield* Effect.exit(as(pages.update(about.id, { attributes: { lead: [{ locale: "en", channel: null, value: "Who we were" }] } }))), "too_big")
+        // Another family declaring the attribute takes the page with the value it keeps.
+        const other = yield* as((yield* Families).create({ code: "other", label: { en: "Other" }, entityKind: "content" }))
+        yield* as((yield* Families).attach(other.id, { attributeId: lead.id }))
+        expect((yield* as(pages.update(about.id, { familyId: other.id }))).attributes).toEqual(sentBack.attributes)
       }))
 
     it.effect("removes values of a detached attribute scope by scope, as a product does", () =>

@@ -604,6 +604,24 @@ export const productsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         expect(result.filtered).toEqual([result.ids[0]])
       }))
 
+    it.effect("moves a product to another family declaring its attributes, though a narrowed validation would refuse a value it keeps", () =>
+      Effect.gen(function*() {
+        const { result } = yield* inTenant(Effect.gen(function*() {
+          const { family, weight } = yield* schemaFixture
+          const products = yield* Products
+          const families = yield* Families
+          const boots = yield* families.create({ code: "boots", label: { en: "Boots" } })
+          yield* families.attach(boots.id, { attributeId: weight.id })
+          const heavy = yield* products.create({ familyId: family.id, name: "Heavy", attributes: { weight: val(500) } })
+          yield* (yield* Attributes).update(weight.id, { validation: { max: 100 } })
+          const moved = yield* products.update(heavy.id, { familyId: boots.id })
+          const movedBack = yield* failureOf(products.update(heavy.id, { familyId: family.id, attributes: { weight: val(400) } }))
+          return { moved, movedBack, boots: boots.id }
+        }))
+        expect([result.moved.familyId, result.moved.attributes]).toEqual([result.boots, { weight: val(500) }])
+        expect(result.movedBack).toContain("too_big")
+      }))
+
     it.effect("takes back entries unchanged since a narrowed maxLength or option list, alone and in bulk, and checks every other entry", () =>
       Effect.gen(function*() {
         const { result } = yield* inTenant(Effect.gen(function*() {
