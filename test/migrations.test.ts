@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
@@ -12,6 +12,9 @@ import { migrations } from "../adapters/sql/migrations/index.js"
 import { migrate } from "../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { chunksOf, JsonColumn } from "../adapters/sql/Columns.js"
+import { contentPagesStatement } from "../adapters/sql/SqlContentPageRepository.js"
+import { relationshipsStatement } from "../adapters/sql/SqlRelationshipRepository.js"
+import type { ContentPageFilter } from "../core/content/ContentPage.js"
 import type { AuditFilter } from "../core/events/AuditEntry.js"
 import { upTo } from "./support/MigrateUpTo.js"
 import { freshDatabase, postgresAvailable, postgresClient } from "./support/Postgres.js"
@@ -441,11 +444,11 @@ it.effect("migration 31 reads the products a page at a time, and on many of them
   }).pipe(Effect.provide(SqliteStorage.client(":memory:"))), 60_000)
 const Actions = Schema.Array(Schema.Struct({ name: Schema.String, action: Schema.String }))
 
-/** The plan of the audit log's statement for `filter`, one line per step; Postgres is kept from scanning the table whole or sorting where it can. */
-const auditPlan = (organizationId: string, filter: Partial<AuditFilter>) =>
+/** The plan of `statement`, one line per step; Postgres is kept from scanning the table whole or sorting where it can. */
+const planOf = (statement: Statement.Statement<unknown>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [text, params] = auditStatement(sql, organizationId, { limit: 50, offset: 0, ...filter }).compile()
+    const [text, params] = statement.compile()
     const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     // A handful of rows: Postgres would read them all and sort them, whatever the indexes.
     const rows = pg
@@ -456,6 +459,18 @@ const auditPlan = (organizationId: string, filter: Partial<AuditFilter>) =>
       : yield* sql.unsafe(`EXPLAIN QUERY PLAN ${text}`, params)
     return rows.map((row) => String(Object.values(row).at(-1))).join("\n")
   })
+
+/** Each plan reads the index named for it under the same key, and sorts nothing. */
+const expectReadInOrder = <K extends string>(plans: Record<K, string>, indexes: Record<K, string>) => {
+  for (const [key, plan] of Object.entries<string>(plans)) {
+    expect([key, plan]).toEqual([key, expect.stringContaining(indexes[key as K])])
+    expect([key, plan]).toEqual([key, expect.not.stringMatching(/Sort|TEMP B-TREE/)])
+  }
+}
+
+/** The plan of the audit log's statement for `filter`. */
+const auditPlan = (organizationId: string, filter: Partial<AuditFilter>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => planOf(auditStatement(sql, organizationId, { limit: 50, offset: 0, ...filter })))
 
 const migration32 = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -516,10 +531,7 @@ const migration32 = Effect.gen(function*() {
     actionWindow: yield* auditPlan(id(1), { action: "created", since: at(9), until: at(12) })
   }
   const indexes = { all: "events_org_created", window: "events_org_created", type: "events_org_type", action: "events_org_action", actionWindow: "events_org_action" }
-  for (const [filter, plan] of Object.entries(plans)) {
-    expect([filter, plan]).toEqual([filter, expect.stringContaining(indexes[filter as keyof typeof indexes])])
-    expect([filter, plan]).toEqual([filter, expect.not.stringMatching(/Sort|TEMP B-TREE/)])
-  }
+  expectReadInOrder(plans, indexes)
 })
 
 it.effect("migration 32 derives each event's action from its name, old events and new, and the audit log reads every filter by organization, entity type or action, with or without dates, from an index in its order (SQLite)", () =>
@@ -581,4 +593,79 @@ it.effect("migration 33 queues each event still to send for every connector subs
 describe.runIf(await postgresAvailable())("postgres", () => {
   it.effect("migration 33 queues each event still to send for every connector subscribed to it, in the order written (Postgres)", () =>
     migration33.pipe(Effect.provide(postgresClient)), 60_000)
+})
+
+const Ids = Schema.Array(Schema.Struct({ id: Schema.String }))
+
+const migration38 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(37)
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  // Stamps that run against the ids, so that only the stamp gives the order.
+  const at = (n: number) => new Date(Date.parse("2026-01-01T00:00:00.000Z") + (100_000 - n) * 1000).toISOString()
+  const [org, productFamily, pages, rarePages] = [1, 2, 3, 4].map(id) as [string, string, string, string]
+  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${org}, 'Org', 'org', ${at(0)}, ${at(0)})`
+  for (const [family, kind, code] of [[productFamily, "product", "goods"], [pages, "content", "pages"], [rarePages, "content", "rare"]] as const) {
+    yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${family}, ${org}, ${code}, ${kind}, '{}', ${at(0)}, ${at(0)})`
+  }
+  // Forty products, each related to every other: a product's links are a few rows among many.
+  const products = Array.from({ length: 40 }, (_, i) => id(100 + i))
+  yield* sql`insert into products ${sql.insert(products.map((productId, i) => ({
+    id: productId,
+    organizationId: org,
+    familyId: productFamily,
+    name: `Mug ${i}`,
+    slug: `mug-${i}`,
+    status: "draft",
+    attributes: "{}",
+    tags: "[]",
+    searchText: ` mug ${i} `,
+    nameText: ` mug ${i} `,
+    createdAt: at(0),
+    updatedAt: at(0)
+  })))}`
+  const links = products.flatMap((productId) => products.filter((other) => other !== productId).map((relatedProductId) => ({ productId, relatedProductId })))
+  const linkRows = links.map((link, i) => ({ id: id(10_000 + i), organizationId: org, ...link, type: "related", createdAt: at(10_000 + i) }))
+  for (const chunk of chunksOf(linkRows, 200)) yield* sql`insert into product_relationships ${sql.insert(chunk)}`
+  // 1,500 content pages, one in thirty archived and another one in thirty of the rare family.
+  const pageRows = Array.from({ length: 1500 }, (_, i) => ({
+    id: id(20_000 + i),
+    organizationId: org,
+    familyId: i % 30 === 7 ? rarePages : pages,
+    title: `Page ${i}`,
+    slug: `page-${i}`,
+    status: i % 30 === 3 ? "archived" : i % 2 === 0 ? "active" : "draft",
+    attributes: "{}",
+    createdAt: at(20_000 + i),
+    updatedAt: at(20_000 + i)
+  }))
+  for (const chunk of chunksOf(pageRows, 200)) yield* sql`insert into content_pages ${sql.insert(chunk)}`
+  yield* migrate
+  yield* sql.unsafe("ANALYZE")
+
+  const linksPage = relationshipsStatement(sql, org, id(100), { limit: 51, offset: 0 })
+  const pagesPage = (filter: Partial<ContentPageFilter>) => contentPagesStatement(sql, org, { limit: 50, offset: 0, ...filter })
+  const ids = (statement: Statement.Statement<unknown>) => Effect.map(Effect.flatMap(statement, Schema.decodeUnknown(Ids)), (rows) => rows.map((r) => r.id))
+  // Oldest first: the reverse of the ids.
+  const newestFirst = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id).reverse()
+  expect(yield* ids(linksPage)).toEqual(newestFirst(linkRows.filter((l) => l.productId === id(100))).slice(0, 51))
+  expect(yield* ids(pagesPage({ status: "archived" }))).toEqual(newestFirst(pageRows.filter((p) => p.status === "archived")).slice(0, 50))
+  expect(yield* ids(pagesPage({ familyId: rarePages }))).toEqual(newestFirst(pageRows.filter((p) => p.familyId === rarePages)).slice(0, 50))
+
+  const plans = {
+    links: yield* planOf(linksPage),
+    pages: yield* planOf(pagesPage({})),
+    status: yield* planOf(pagesPage({ status: "archived" })),
+    family: yield* planOf(pagesPage({ familyId: rarePages }))
+  }
+  const indexes = { links: "product_relationships_order", pages: "content_pages_created", status: "content_pages_status_order", family: "content_pages_family_order" }
+  expectReadInOrder(plans, indexes)
+})
+
+it.effect("migration 38 reads a page of a product's related products, and of content pages by status or family, from an index in their order (SQLite)", () =>
+  migration38.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 38 reads a page of a product's related products, and of content pages by status or family, from an index in their order (Postgres)", () =>
+    migration38.pipe(Effect.provide(postgresClient)), 60_000)
 })

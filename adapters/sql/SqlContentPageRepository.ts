@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { ContentPage, ContentPageStatus } from "../../core/content/ContentPage.js"
+import { ContentPage, type ContentPageFilter, ContentPageStatus } from "../../core/content/ContentPage.js"
 import { ContentPageRepository } from "../../core/content/ContentPageRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { StoredValuesColumn, toJson } from "./Columns.js"
@@ -20,6 +20,22 @@ const Row = Schema.Struct({
 const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const SlugRow = Schema.Struct({ slug: Schema.String })
 const decodeSlugs = Schema.decodeUnknown(Schema.Array(SlugRow))
+
+/**
+ * A page of the organization's content pages, oldest first (ties by id), one row past the page
+ * to tell whether more follow. Unfiltered, by status and by family, an index holds them in
+ * that order (migrations 9 and 38); a slug is one page at most.
+ */
+export const contentPagesStatement = (sql: SqlClient.SqlClient, organizationId: string, filter: ContentPageFilter) => {
+  const conditions = [
+    sql`organization_id = ${organizationId}`,
+    ...(filter.status !== undefined ? [sql`status = ${filter.status}`] : []),
+    ...(filter.slug !== undefined ? [sql`slug = ${filter.slug}`] : []),
+    ...(filter.familyId !== undefined ? [sql`family_id = ${filter.familyId}`] : [])
+  ]
+  return sql`select * from content_pages where ${sql.and(conditions)}
+    order by created_at, id limit ${filter.limit + 1} offset ${filter.offset}`
+}
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -62,14 +78,7 @@ export const make = Effect.gen(function*() {
         ),
     list: (organizationId, filter) =>
       Effect.gen(function*() {
-        const conditions = [
-          sql`organization_id = ${organizationId}`,
-          ...(filter.status !== undefined ? [sql`status = ${filter.status}`] : []),
-          ...(filter.slug !== undefined ? [sql`slug = ${filter.slug}`] : []),
-          ...(filter.familyId !== undefined ? [sql`family_id = ${filter.familyId}`] : [])
-        ]
-        const rows = yield* sql`select * from content_pages where ${sql.and(conditions)}
-          order by created_at, id limit ${filter.limit + 1} offset ${filter.offset}`.pipe(Effect.orDie, Effect.flatMap(all))
+        const rows = yield* contentPagesStatement(sql, organizationId, filter).pipe(Effect.orDie, Effect.flatMap(all))
         return { pages: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit }
       })
   })

@@ -1,11 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
-import { ProductRelationship } from "../../core/relationships/Relationship.js"
+import { ProductRelationship, type RelationshipPage } from "../../core/relationships/Relationship.js"
 import { RelationshipRepository } from "../../core/relationships/RelationshipRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 
 const decodeRows = Schema.decodeUnknown(Schema.Array(ProductRelationship))
+
+/** A product's links, oldest first (ties by id), read in that order from an index (migration 38). */
+export const relationshipsStatement = (sql: SqlClient.SqlClient, organizationId: string, productId: string, page: RelationshipPage = {}) =>
+  sql`select * from product_relationships where organization_id = ${organizationId} and product_id = ${productId}
+      order by created_at, id limit ${page.limit ?? Number.MAX_SAFE_INTEGER} offset ${page.offset ?? 0}`
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -20,9 +25,8 @@ export const make = Effect.gen(function*() {
             ? Effect.fail(new Conflict({ message: `product ${r.productId} already links to ${r.relatedProductId} as ${r.type}` }))
             : Effect.die(e))
       ),
-    ofProduct: (organizationId, productId, page = {}) =>
-      sql`select * from product_relationships where organization_id = ${organizationId} and product_id = ${productId}
-          order by created_at, id limit ${page.limit ?? Number.MAX_SAFE_INTEGER} offset ${page.offset ?? 0}`.pipe(
+    ofProduct: (organizationId, productId, page) =>
+      relationshipsStatement(sql, organizationId, productId, page).pipe(
         Effect.orDie,
         Effect.flatMap(all)
       ),
