@@ -1,10 +1,11 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Cause, type ConfigError, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
+import { Cause, type ConfigError, Effect, Exit, Layer, Logger, Option, Schedule, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freshDatabase, postgresAvailable } from "./support/Postgres.js"
+import { startReceiver } from "./support/Receiver.js"
 import {
   ApiKeys,
   type AuditEntry,
@@ -23,6 +24,7 @@ import {
   DispatcherLive,
   Families,
   Forbidden,
+  HttpWebhookSender,
   ListProductsQuery,
   MAX_MEDIA_BYTES,
   MediaLibrary,
@@ -49,6 +51,38 @@ const catalog = catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhook
 // An app choosing its database at run time names the type both storage layers share.
 const storageFor = (url: string): Layer.Layer<Storage, MigrationFailure | PostgresStorage.ConnectTimeout | ConfigError.ConfigError> =>
   url.startsWith("postgres://") ? PostgresStorage.layer(url) : SqliteStorage.layer(url)
+
+// organization.deleted goes out in the background after the deletion and has no delivery log
+// to be tried again from: an app that closed the catalog right after the call cut it off.
+const deletedThenClosed = (storage: Layer.Layer<Storage, unknown>) => {
+  const warnings: Array<unknown> = []
+  const logger = Logger.make(({ logLevel, message }) => {
+    if (logLevel._tag === "Warning") warnings.push(message)
+  })
+  return Effect.gen(function*() {
+    const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
+    let answer = () => {}
+    receiver.answer("/farewell", { status: 503, until: new Promise((resolve) => { answer = resolve }) })
+    const catalog = catalogLayer({ storage, webhooks: HttpWebhookSender.layer({ allowedPrivateAddresses: ["127.0.0.1"] }) })
+    const org = yield* Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(catalog)
+      // Added last, so run first: the receiver answers only once the catalog starts closing.
+      yield* Effect.addFinalizer(() => Effect.sync(answer))
+      return yield* Effect.gen(function*() {
+        const org = yield* (yield* Organizations).create({ name: "Leaving shop", slug: "leaving" }, { _tag: "Service" })
+        const admin = CurrentTenant.of({ organizationId: org.id, actor: { type: "user", id: "owner" }, role: "admin" })
+        const connector = { destination_url: receiver.url("/farewell"), secret: "a-secret-of-16-chars", events: ["organization.*"] }
+        yield* Effect.provideService(Effect.flatMap(Connectors, (c) => c.install({ type: "headless", name: "Storefront", config: connector })), CurrentTenant, admin)
+        yield* Effect.provideService(Effect.flatMap(Organizations, (o) => o.delete(org.id, org.slug)), CurrentTenant, admin)
+        yield* Effect.promise(() => receiver.waitFor((r) => r.path === "/farewell"))
+        return org
+      }).pipe(Effect.provide(context))
+    }))
+    expect(receiver.received.map((r) => [JSON.parse(r.text).name, JSON.parse(r.text).entity_id])).toEqual([["organization.deleted", org.id]])
+    // Logged by the send itself, once the answer came: the catalog closed after it.
+    expect(warnings).toEqual([[expect.stringMatching(/^organization\.deleted not delivered to connector .*: HTTP 503 is not a 2xx answer$/)]])
+  }).pipe(Effect.scoped, Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+}
 
 describe("embedding the catalog as a library", () => {
   it.live("runs on a storage chosen at run time, typed with the exported Storage", () =>
@@ -111,6 +145,9 @@ describe("embedding the catalog as a library", () => {
       })
       yield* Effect.scoped(Layer.build(app).pipe(Effect.flatMap((context) => Effect.provide(run, context))))
     }))
+
+  it.live("sends organization.deleted before the catalog that deleted it finishes closing", () =>
+    deletedThenClosed(SqliteStorage.layer(":memory:")))
 
   it.live("answers values of the types it exports, for an app to name in its own code", () =>
     Effect.gen(function*() {
@@ -273,4 +310,7 @@ describe.runIf(postgres)("embedding the catalog on Postgres", () => {
       const keys = yield* session(Effect.provideService(Effect.flatMap(ApiKeys, (k) => k.list), CurrentTenant, tenant))
       expect(keys.find((k) => k.id === key.id)?.lastUsedAt).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/))
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("sends organization.deleted before the catalog that deleted it finishes closing", () =>
+    Effect.scoped(Effect.flatMap(freshDatabase, (url) => deletedThenClosed(PostgresStorage.layer(url, 2)))), 60_000)
 })

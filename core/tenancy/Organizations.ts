@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, FiberSet, Layer, Option } from "effect"
 import { makeEvent } from "../events/EventLog.js"
 import { EventLog } from "../events/EventLog.js"
 import { mediaFolder } from "../media/Media.js"
@@ -24,6 +24,7 @@ import { UserRepository } from "./UserRepository.js"
 import { contentPagesFeature } from "./Features.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 import { takenAs } from "../shared/Taken.js"
+import type { ConnectorRecord } from "../connectors/Connector.js"
 import { ConnectorRepository } from "../connectors/ConnectorRepository.js"
 import { subscribed } from "../events/Subscription.js"
 import { deliver } from "../webhooks/Deliver.js"
@@ -70,6 +71,10 @@ export const makeOrganizations = Effect.gen(function*() {
   const auth = yield* Authentication
   const connectors = yield* ConnectorRepository
   const sender = yield* WebhookSender
+  // A farewell has no delivery log to be tried again from: the catalog closes once the ones under
+  // way are done (each within the sender's time limit), not by cutting them off.
+  const farewells = yield* FiberSet.make()
+  yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(farewells))
 
   const record = (organizationId: string, actor: Actor, name: string, payload: Record<string, unknown>) =>
     makeEvent(organizationId, actor, { name, entityType: "organization", entityId: organizationId, payload }).pipe(
@@ -282,10 +287,16 @@ export const makeOrganizations = Effect.gen(function*() {
         Effect.catchAllDefect((defect) => Effect.logWarning(`the files of deleted organization ${id} were not all removed`, defect))
       )
       // The dispatcher cannot send it, its connectors being gone with the tenant: each one that
-      // subscribed gets it once, after the commit, and the attempt has no delivery log to go to.
+      // subscribed gets it once, after the commit, and the attempt has no delivery log to go to,
+      // so a failed one is logged.
       if (listeners.length > 0) {
-        yield* Effect.forkDaemon(
-          Effect.forEach(listeners, (connector) => deliver(connector, event), { concurrency: "unbounded", discard: true }).pipe(
+        const farewell = (connector: ConnectorRecord) =>
+          deliver(connector, event).pipe(Effect.tap((delivery) =>
+            delivery.ok ? Effect.void : Effect.logWarning(`organization.deleted not delivered to connector ${connector.id}: ${delivery.error}`)
+          ))
+        yield* FiberSet.run(
+          farewells,
+          Effect.forEach(listeners, farewell, { concurrency: "unbounded", discard: true }).pipe(
             Effect.provideService(Crypto, crypto),
             Effect.provideService(WebhookSender, sender)
           )
@@ -299,4 +310,4 @@ export const makeOrganizations = Effect.gen(function*() {
   return Organizations.of({ create, mayCreate, ensureBootstrap, current, updateCurrent, delete: remove })
 })
 
-export const OrganizationsLive = Layer.effect(Organizations, makeOrganizations)
+export const OrganizationsLive = Layer.scoped(Organizations, makeOrganizations)

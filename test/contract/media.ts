@@ -219,8 +219,10 @@ export const mediaSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlCl
 
         const last = yield* as(library.upload(lamp.id, parts(file("last"))))
         const held = yield* heldCommit("system", 1)
-        const organizations = yield* makeOrganizations.pipe(Effect.provideService(UnitOfWork, held.uow))
-        yield* held.interruptedAtCommit(as(organizations.delete(organization.id, organization.slug)))
+        yield* Effect.scoped(Effect.gen(function*() {
+          const organizations = yield* makeOrganizations.pipe(Effect.provideService(UnitOfWork, held.uow))
+          yield* held.interruptedAtCommit(as(organizations.delete(organization.id, organization.slug)))
+        }))
         expect(yield* bytesOf(last.id)).toBe(false)
       }))
 

@@ -14,6 +14,8 @@ export interface Answer {
   readonly headers?: Record<string, string>
   readonly body?: string | Buffer
   readonly delayMs?: number
+  /** Answers once this settles. */
+  readonly until?: Promise<void>
   /** Sends the status and headers, then never the body. */
   readonly stall?: boolean
 }
@@ -47,7 +49,8 @@ export const startReceiver = async (): Promise<Receiver> => {
       received.push({ method: req.method ?? "", path, headers: req.headers, body, text: body.toString("utf8") })
       for (const w of [...waiters]) w()
       const answer = answers.get(path) ?? {}
-      if (answer.delayMs !== undefined) setTimeout(() => respond(res, answer), answer.delayMs)
+      if (answer.until !== undefined) void answer.until.then(() => respond(res, answer))
+      else if (answer.delayMs !== undefined) setTimeout(() => respond(res, answer), answer.delayMs)
       else respond(res, answer)
     })
   })
