@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { envelope } from "./Errors.js"
+import { closeIdleConnections, IDLE_LIMIT_MS } from "./IdleConnections.js"
 
 /** Room for the longest request line the API invites: `ids` takes 500 UUIDs, about 18.5 KB. */
 const MAX_HEADER_BYTES = 64 * 1024
@@ -36,10 +37,11 @@ const lacksHost = (request: IncomingMessage) =>
 /**
  * The Node server under the HTTP host. Requests Node refuses before any handler runs (an
  * oversized request line, malformed HTTP, an HTTP/1.1 request without a Host header) still
- * get the API's error envelope.
+ * get the API's error envelope. A connection idle for `idleLimitMillis` is closed.
  */
-export const makeNodeServer = (): Server => {
+export const makeNodeServer = (idleLimitMillis: number = IDLE_LIMIT_MS): Server => {
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false })
+  closeIdleConnections(server, idleLimitMillis)
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
     const { status, body } = answer(error)

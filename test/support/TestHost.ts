@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
+import type { Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { HostConfig } from "../../hosts/http/Config.js"
@@ -57,9 +58,12 @@ const sign = (secret: string, payload: object) => {
 /**
  * Starts the real HTTP host in-process on a free port, on a database of its own unless told
  * otherwise: SQLite `:memory:`, or with `CATALOG_TEST_HOST_DATABASE=postgres` a fresh Postgres
- * database, dropped when it closes.
+ * database, dropped when it closes. `nodeServer` makes the Node server under it.
  */
-export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promise<TestHost> => {
+export const startTestHost = async (
+  overrides: Partial<HostConfig> = {},
+  nodeServer: () => Server = makeNodeServer
+): Promise<TestHost> => {
   const database = overrides.databaseUrl === undefined ? await hostTestDatabase() : { url: overrides.databaseUrl, drop: async () => {} }
   const dataDir = mkdtempSync(join(tmpdir(), "catalog-test-"))
   const sessionSecret = randomBytes(32).toString("base64url")
@@ -81,7 +85,7 @@ export const startTestHost = async (overrides: Partial<HostConfig> = {}): Promis
     ...overrides
   }
   const runtime = ManagedRuntime.make(
-    server(config).pipe(Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: 0, host: "127.0.0.1" })))
+    server(config).pipe(Layer.provideMerge(NodeHttpServer.layer(nodeServer, { port: 0, host: "127.0.0.1" })))
   )
   const address = await runtime.runPromise(HttpServer.HttpServer).then((s) => s.address).catch(async (error) => {
     await runtime.dispose()
