@@ -108,6 +108,10 @@ const NO_RULES: Readonly<Record<string, unknown>> = {}
 export const validateValue = (spec: AttributeSpec, value: unknown, path: Path): Either.Either<unknown, ReadonlyArray<Issue>> =>
   VALUE_VALIDATORS[spec.type](value, spec.validation ?? NO_RULES, path)
 
+/** Checks one value against the attribute's type alone, its `validation` left out. */
+const validateType = (spec: AttributeSpec, value: unknown, path: Path): Either.Either<unknown, ReadonlyArray<Issue>> =>
+  VALUE_VALIDATORS[spec.type](value, NO_RULES, path)
+
 /**
  * Validates untrusted `input` (a map code -> array of entries) against the attributes a family
  * declares (keyed by code). Unknown codes, entries without both `locale` and `channel` keys,
@@ -179,7 +183,7 @@ export const validateAttributeValues = (
         continue
       }
       const unchanged = storedByScope !== undefined && isStored(storedByScope, entry)
-      const checked = VALUE_VALIDATORS[spec.type](entry["value"], unchanged ? NO_RULES : spec.validation ?? NO_RULES, [...at, i, "value"])
+      const checked = (unchanged ? validateType : validateValue)(spec, entry["value"], [...at, i, "value"])
       if (Either.isLeft(checked)) addIssues(issues, checked.left)
       else normalized.push({ locale, channel, value: checked.right })
     }
