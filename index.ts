@@ -95,7 +95,7 @@ export { MemoryBlobStore, NodeCrypto }
 
 // The inputs of the use cases, as the HTTP host decodes them (see `decodeInput`).
 export { CreateApiKey, RenameApiKey } from "./core/tenancy/ApiKey.js"
-export { CreateOrganization, UpdateOrganization } from "./core/tenancy/Organization.js"
+export { AmbiguousBootstrapOrganization, CreateOrganization, UpdateOrganization } from "./core/tenancy/Organization.js"
 export { CreateAttribute, CreateAttributeGroup, UpdateAttribute } from "./core/schema/Attribute.js"
 export { AttachAttribute, CreateFamily, UpdateAttachment, UpdateFamily } from "./core/schema/Family.js"
 export { CreateProduct, UpdateProduct } from "./core/products/Product.js"

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { UnitOfWork } from "../core/shared/UnitOfWork.js"
 import { ApiKeyRepository } from "../core/tenancy/ApiKeyRepository.js"
 import { BootstrapKeyElsewhere, ensureSingleTenant } from "../core/tenancy/Bootstrap.js"
-import { ApiKeys, catalogLayer, MemoryWebhookSender, Organizations, PostgresStorage, SqliteStorage, type Storage } from "../index.js"
+import { AmbiguousBootstrapOrganization, ApiKeys, catalogLayer, MemoryWebhookSender, Organizations, PostgresStorage, SqliteStorage, type Storage } from "../index.js"
 import { freshDatabase, postgresAvailable } from "./support/Postgres.js"
 
 const withPostgres = await postgresAvailable()
@@ -93,4 +93,29 @@ describe("a configured bootstrap key another organization holds", () => {
       // The organization's own key is registered as before.
       yield* ensureSingleTenant({ ...firstStart, slug: "first", apiKey: Option.some(key) })
     }).pipe(Effect.provide(catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer() }))))
+})
+
+describe("a single-tenant start on a database that already holds organizations", () => {
+  const multiTenant = () => catalogLayer({ storage: SqliteStorage.layer(":memory:"), webhooks: MemoryWebhookSender.layer() })
+  const made = (slug: string) =>
+    Effect.flatMap(Organizations, (o) => o.create({ name: slug, slug, initialAdmin: { email: "admin@example.com" } }, { _tag: "Service" }))
+
+  it.effect("serves the only one there is when none has the slug (it was renamed)", () =>
+    Effect.gen(function*() {
+      const only = yield* made("renamed")
+      const { organization } = yield* ensureSingleTenant(firstStart)
+      expect(organization).toEqual(only)
+    }).pipe(Effect.provide(multiTenant())))
+
+  it.effect("stops instead of taking over one of several when none has the slug", () =>
+    Effect.gen(function*() {
+      yield* made("first")
+      yield* made("second")
+      const refused = yield* Effect.flip(ensureSingleTenant(firstStart))
+      expect(refused).toBeInstanceOf(AmbiguousBootstrapOrganization)
+      expect(refused.message).toBe("no organization has the slug default and the database holds several: set the slug of the one to serve")
+      // The slug of one of them picks it.
+      const { organization } = yield* ensureSingleTenant({ ...firstStart, slug: "second" })
+      expect(organization.slug).toBe("second")
+    }).pipe(Effect.provide(multiTenant())))
 })

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Conflict } from "../../core/shared/Errors.js"
 import { Billing, Organization, OrganizationSettings } from "../../core/tenancy/Organization.js"
-import { OrganizationRepository } from "../../core/tenancy/OrganizationRepository.js"
+import { OrganizationRepository, type SoleOrganization } from "../../core/tenancy/OrganizationRepository.js"
 import { IntColumn, JsonColumn, toJson } from "./Columns.js"
 import { snakeToCamel } from "./NameCase.js"
 import { isUniqueViolation } from "./SqlErrors.js"
@@ -65,10 +65,12 @@ export const make = Effect.gen(function*() {
         Effect.flatMap(one),
         Effect.map(Option.map(toOrganization))
       ),
-    oldest: sql`select * from organizations order by created_at, id limit 1`.pipe(
+    sole: sql`select * from organizations limit 2`.pipe(
+      Effect.flatMap(decodeRows),
       Effect.orDie,
-      Effect.flatMap(one),
-      Effect.map(Option.map(toOrganization))
+      Effect.map(([first, second]): SoleOrganization =>
+        first === undefined ? { _tag: "None" } : second === undefined ? { _tag: "Sole", organization: toOrganization(first) } : { _tag: "Several" }
+      )
     ),
     update: (id, changes) => {
       const set: Record<string, unknown> = { updatedAt: changes.updatedAt }

@@ -72,6 +72,18 @@ export class Organization extends Schema.Class<Organization>("Organization")({
   updatedAt: Timestamp
 }) {}
 
+/**
+ * No organization has the single-tenant slug and the database holds several: serving one of them
+ * (the oldest, say) would hand another tenant's catalog to the deployment's key and invite.
+ */
+export class AmbiguousBootstrapOrganization extends Schema.TaggedError<AmbiguousBootstrapOrganization>()("AmbiguousBootstrapOrganization", {
+  slug: Schema.String
+}) {
+  override get message(): string {
+    return `no organization has the slug ${this.slug} and the database holds several: set the slug of the one to serve`
+  }
+}
+
 export const FeatureState = Schema.Struct({ entitled: Schema.Boolean, enabled: Schema.Boolean })
 
 /** `GET /v1/organizations/me`: the organization with its features and billing. */

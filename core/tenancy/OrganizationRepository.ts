@@ -2,6 +2,12 @@ import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../shared/Errors.js"
 import type { Billing, Organization, OrganizationSettings } from "./Organization.js"
 
+/** The organizations the database holds, as far as the single-tenant bootstrap asks: none, the only one, or several. */
+export type SoleOrganization =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Sole"; readonly organization: Organization }
+  | { readonly _tag: "Several" }
+
 export interface OrganizationRow {
   readonly organization: Organization
   readonly billing: Billing | null
@@ -13,8 +19,7 @@ export class OrganizationRepository extends Context.Tag("catalog/OrganizationRep
   readonly insert: (organization: Organization) => Effect.Effect<void, Conflict>
   readonly findById: (id: string) => Effect.Effect<Option.Option<OrganizationRow>>
   readonly findBySlug: (slug: string) => Effect.Effect<Option.Option<Organization>>
-  /** The organization made first, if any. */
-  readonly oldest: Effect.Effect<Option.Option<Organization>>
+  readonly sole: Effect.Effect<SoleOrganization>
   /** Fails with Conflict when the new slug is taken. */
   readonly update: (
     id: string,

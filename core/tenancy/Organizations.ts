@@ -10,6 +10,7 @@ import { now as nowIso } from "../shared/Tenant.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { type Actor, CurrentTenant, SYSTEM_ACTOR_ID } from "./Actor.js"
 import {
+  AmbiguousBootstrapOrganization,
   type CreateOrganization,
   mergeSettings,
   Organization,
@@ -38,8 +39,12 @@ export class Organizations extends Context.Tag("catalog/Organizations")<Organiza
   ) => Effect.Effect<Organization, Forbidden | NotFound | ValidationFailed>
   /** Refuses a caller that may not create organizations at all, whatever it would send: `create` asks it too. */
   readonly mayCreate: (creator: Principal) => Effect.Effect<void, Forbidden>
-  /** Ensures the single-tenant bootstrap organization exists (idempotent); answers it. */
-  readonly ensureBootstrap: (slug: string) => Effect.Effect<Organization, Conflict>
+  /**
+   * Ensures the single-tenant bootstrap organization exists (idempotent); answers it: the one with
+   * the slug, else the only one there is (renamed since), else a new one. Several and none with
+   * the slug: `AmbiguousBootstrapOrganization`.
+   */
+  readonly ensureBootstrap: (slug: string) => Effect.Effect<Organization, Conflict | AmbiguousBootstrapOrganization>
   readonly current: Effect.Effect<OrganizationDetails, NotFound, CurrentTenant>
   readonly updateCurrent: (input: UpdateOrganization) => Effect.Effect<Organization, NotFound | ValidationFailed, CurrentTenant>
   /**
@@ -175,8 +180,9 @@ export const makeOrganizations = Effect.gen(function*() {
       const found = yield* uow.system(repo.findBySlug(slug))
       if (Option.isSome(found)) return found.value
       // The one organization of a single-tenant deployment may have been renamed since.
-      const renamed = yield* uow.system(repo.oldest)
-      if (Option.isSome(renamed)) return renamed.value
+      const held = yield* uow.system(repo.sole)
+      if (held._tag === "Sole") return held.organization
+      if (held._tag === "Several") return yield* new AmbiguousBootstrapOrganization({ slug })
       const id = yield* crypto.uuid
       // The organization and its event commit together, as every other write and its event do.
       // Another process starting at the same time may make it first: then serve that one.

@@ -16,7 +16,7 @@ const tagOf = (error: unknown): unknown => (typeof error === "object" && error !
 /**
  * One line naming the variable behind a start that failed on the outside world (a database
  * that cannot be opened or reached, an address that cannot be listened on, a bootstrap key
- * another organization holds), for the operator;
+ * another organization holds, a bootstrap slug that picks none of several organizations), for the operator;
  * none for anything else, which is a bug and keeps its trace.
  */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: HostConfig): Option.Option<string> => {
@@ -39,6 +39,8 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, config: Host
         return Option.some(`cannot start: DATABASE_URL: ${error instanceof Error ? error.message : "the database is newer than this version"}`)
       case "BootstrapKeyElsewhere":
         return Option.some(`cannot start: CATALOG_BOOTSTRAP_API_KEY: ${error instanceof Error ? error.message : "the key belongs to another organization"}`)
+      case "AmbiguousBootstrapOrganization":
+        return Option.some(`cannot start: CATALOG_BOOTSTRAP_ORG_SLUG: ${error instanceof Error ? error.message : "several organizations and none with the slug"}`)
       case "ServeError":
         return Option.some(`cannot start: HOST, PORT: cannot listen on ${config.host}:${config.port} (${rootMessage(error)})`)
     }

@@ -10,6 +10,7 @@ import * as PostgresStorage from "../../adapters/postgres/PostgresStorage.js"
 import { latestKnownMigration } from "../../adapters/sql/Migrate.js"
 import { migrate } from "../../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../../adapters/sqlite/SqliteStorage.js"
+import { catalogLayer, MemoryWebhookSender, Organizations } from "../../index.js"
 import { freshDatabase, postgresAvailable } from "../support/Postgres.js"
 import { freePort } from "../support/Ports.js"
 
@@ -120,6 +121,29 @@ describe("start-up on a database a newer version migrated", () => {
 
   it.runIf(withPostgres)("stops with one line naming DATABASE_URL and both versions, and writes nothing (Postgres)", async () => {
     await Effect.runPromise(Effect.scoped(Effect.flatMap(freshDatabase, (url) => Effect.promise(() => refusesNewer(url, PostgresStorage.client(url, 1))))))
+  }, 120_000)
+})
+
+/** A SQLite file holding two organizations, as a multi-tenant deployment made them. */
+const twoOrganizations = (filename: string) =>
+  Effect.runPromise(Effect.gen(function*() {
+    const organizations = yield* Organizations
+    for (const slug of ["first", "second"]) {
+      yield* organizations.create({ name: slug, slug, initialAdmin: { email: "admin@example.com" } }, { _tag: "Service" })
+    }
+  }).pipe(Effect.provide(catalogLayer({ storage: SqliteStorage.layer(filename), webhooks: MemoryWebhookSender.layer() }))))
+
+describe("a single-tenant start on a database of several organizations, none with the slug", () => {
+  it("stops with one line naming CATALOG_BOOTSTRAP_ORG_SLUG instead of serving one of them", async () => {
+    const filename = join(dir, "several.db")
+    await twoOrganizations(filename)
+    const { code, output } = await start({ PORT: String(await freePort()), DATABASE_URL: `sqlite:${filename}`, CATALOG_TENANCY: "single" })
+    expect({ code, lines: output.trim().split("\n") }).toEqual({
+      code: 1,
+      lines: [
+        "cannot start: CATALOG_BOOTSTRAP_ORG_SLUG: no organization has the slug default and the database holds several: set the slug of the one to serve"
+      ]
+    })
   }, 120_000)
 })
 
