@@ -19,18 +19,34 @@ export interface HostConfig {
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal"
 }
 
+/**
+ * A string variable that holds something and that `parse` takes, else a refusal naming it. Empty
+ * or only whitespace is a slip (a template left unfilled, a stray space in an env file), never a
+ * value: taken as given, a blank HOST, data folder or session secret would be used as such.
+ * `hint` follows the refusal of a blank one.
+ */
+const parsed = <A>(name: string, parse: (s: string) => Either.Either<A, string>, hint = "") =>
+  Config.string(name).pipe(
+    Config.mapOrFail((s) =>
+      (s.trim().length > 0 ? parse(s) : Either.left(`${s.length === 0 ? "must not be empty" : "must not be only whitespace"}${hint}`)).pipe(
+        Either.mapLeft((message) => ConfigError.InvalidData([], message))
+      )
+    )
+  )
+
+const text = (name: string, hint = "") => parsed(name, Either.right, hint)
+
 /** A string variable that must satisfy `valid`; the error names the variable. */
 const checked = (name: string, message: string, valid: (s: string) => boolean) =>
-  Config.string(name).pipe(
-    Config.mapOrFail((s) => (valid(s) ? Either.right(s) : Either.left(ConfigError.InvalidData([], message))))
-  )
+  parsed(name, (s) => (valid(s) ? Either.right(s) : Either.left(message)))
+
+const LEAVE_UNSET = " (leave it unset to turn it off)"
 
 /**
  * A secret that, when set, must hold something: an empty service key would let an empty
  * `x-pim-service-key` header create organizations.
  */
-const secret = (name: string) =>
-  Config.option(checked(name, "must not be empty (leave it unset to turn it off)", (s) => s.length > 0).pipe(Config.map(Redacted.make)))
+const secret = (name: string) => Config.option(text(name, LEAVE_UNSET).pipe(Config.map(Redacted.make)))
 
 /**
  * The service key is compared with the `x-pim-service-key` header as Node reads it: trimmed of
@@ -38,14 +54,13 @@ const secret = (name: string) =>
  * arrive so would leave organization creation closed while start-up reported nothing wrong.
  */
 const serviceKey = Config.option(
-  Config.string("CATALOG_SERVICE_KEY").pipe(
-    Config.mapOrFail((s) =>
-      s.length === 0
-        ? Either.left(ConfigError.InvalidData([], "must not be empty (leave it unset to turn it off)"))
-        : /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(s)
+  parsed(
+    "CATALOG_SERVICE_KEY",
+    (s) =>
+      /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(s)
         ? Either.right(Redacted.make(s))
-        : Either.left(ConfigError.InvalidData([], "must be printable ASCII without spaces around it, as a header carries it"))
-    )
+        : Either.left("must be printable ASCII without spaces around it, as a header carries it"),
+    LEAVE_UNSET
   )
 )
 
@@ -61,9 +76,6 @@ const bootstrapApiKey = Config.option(
   )
 )
 
-/** A path or address that, when set, names something: an empty one would quietly mean the current folder or every interface. */
-const nonEmpty = (name: string) => checked(name, "must not be empty", (s) => s.length > 0)
-
 const splitList = (s: string): ReadonlyArray<string> => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
 
 /** A comma-separated list; `valid` judges each entry. */
@@ -76,7 +88,7 @@ const list = (name: string, valid: (entry: string) => boolean = () => true, mess
 
 export const hostConfig: Config.Config<HostConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
-  host: nonEmpty("HOST").pipe(Config.withDefault("0.0.0.0")),
+  host: text("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl,
   tenancy: Config.literal("single", "multi")("CATALOG_TENANCY").pipe(Config.withDefault("single" as const)),
   bootstrapOrgSlug: checked("CATALOG_BOOTSTRAP_ORG_SLUG", "must match ^[a-z0-9-]+$ and be at most 255 characters", Schema.is(Slug)).pipe(
@@ -88,7 +100,7 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   ),
   serviceKey,
   sessionSecret: secret("CATALOG_SESSION_SECRET"),
-  dataDir: nonEmpty("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
+  dataDir: text("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
   webhookAllowedPrivateAddresses: list(
     "CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES",
     (entry) => invalidExemptions([entry]).length === 0,

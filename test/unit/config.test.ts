@@ -82,9 +82,31 @@ describe("configuration", () => {
       expect(c).toMatchObject({ host: "127.0.0.1", dataDir: "/srv/catalog" })
     }))
 
+  it.effect("refuses a value of only whitespace, as an empty one, naming the variable", () =>
+    Effect.gen(function*() {
+      const strings = [
+        "HOST", "DATABASE_URL", "CATALOG_BOOTSTRAP_ORG_SLUG", "CATALOG_BOOTSTRAP_API_KEY", "CATALOG_BOOTSTRAP_ADMIN_EMAIL",
+        "CATALOG_DATA_DIR"
+      ]
+      for (const name of strings) {
+        for (const [value, why] of [["", "must not be empty"], [" \t ", "must not be only whitespace"], ["\u00a0", "must not be only whitespace"]]) {
+          const line = Either.getLeft(yield* load({ [name]: value! })).pipe(Option.getOrThrow)
+          expect([name, value, line]).toEqual([name, value, `invalid configuration: ${name}: ${why}`])
+        }
+      }
+      for (const name of ["CATALOG_SERVICE_KEY", "CATALOG_SESSION_SECRET"]) {
+        const line = Either.getLeft(yield* load({ [name]: "   " })).pipe(Option.getOrThrow)
+        expect(line).toBe(`invalid configuration: ${name}: must not be only whitespace (leave it unset to turn it off)`)
+      }
+      // The others are refused by their own checks, also naming the variable.
+      for (const name of ["PORT", "CATALOG_TENANCY", "CATALOG_CONTENT_PAGES_ENTITLED", "LOG_LEVEL"]) {
+        expect(Either.getLeft(yield* load({ [name]: "  " })).pipe(Option.getOrThrow)).toMatch(new RegExp(`^invalid configuration: ${name}: `))
+      }
+    }))
+
   it.effect("refuses a bootstrap slug that the API would refuse, also a longer one", () =>
     Effect.gen(function*() {
-      for (const slug of ["Shop", "", "a".repeat(256)]) {
+      for (const slug of ["Shop", "a".repeat(256)]) {
         const line = Either.getLeft(yield* load({ CATALOG_BOOTSTRAP_ORG_SLUG: slug })).pipe(Option.getOrThrow)
         expect(line).toBe("invalid configuration: CATALOG_BOOTSTRAP_ORG_SLUG: must match ^[a-z0-9-]+$ and be at most 255 characters")
       }
