@@ -86,18 +86,32 @@ const list = (name: string, valid: (entry: string) => boolean = () => true, mess
     Config.map(splitList)
   )
 
+/** The variables of what a single-tenant start makes: its organization, key and admin invite. */
+const bootstrap = {
+  CATALOG_BOOTSTRAP_ORG_SLUG: Config.option(
+    checked("CATALOG_BOOTSTRAP_ORG_SLUG", "must match ^[a-z0-9-]+$ and be at most 255 characters", Schema.is(Slug))
+  ),
+  CATALOG_BOOTSTRAP_API_KEY: bootstrapApiKey,
+  CATALOG_BOOTSTRAP_ADMIN_EMAIL: Config.option(
+    checked("CATALOG_BOOTSTRAP_ADMIN_EMAIL", "must be an email address", (s) => s.length <= 254 && isEmailAddress(s))
+  )
+}
+
+/**
+ * A multi-tenant start makes no organization, key or invite: a bootstrap variable set there would
+ * be ignored while the operator counts on it (a key that never works), so each one set is refused.
+ */
+const unreadInMulti = (set: Record<keyof typeof bootstrap, Option.Option<unknown>>) =>
+  Object.entries(set).filter(([, value]) => Option.isSome(value)).map(([name]) =>
+    ConfigError.InvalidData([name], "only a single-tenant start uses it and CATALOG_TENANCY is multi: unset it")
+  )
+
 export const hostConfig: Config.Config<HostConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
   host: text("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl,
   tenancy: Config.literal("single", "multi")("CATALOG_TENANCY").pipe(Config.withDefault("single" as const)),
-  bootstrapOrgSlug: checked("CATALOG_BOOTSTRAP_ORG_SLUG", "must match ^[a-z0-9-]+$ and be at most 255 characters", Schema.is(Slug)).pipe(
-    Config.withDefault("default")
-  ),
-  bootstrapApiKey,
-  bootstrapAdminEmail: Config.option(
-    checked("CATALOG_BOOTSTRAP_ADMIN_EMAIL", "must be an email address", (s) => s.length <= 254 && isEmailAddress(s))
-  ),
+  bootstrap: Config.all(bootstrap),
   serviceKey,
   sessionSecret: secret("CATALOG_SESSION_SECRET"),
   dataDir: text("CATALOG_DATA_DIR").pipe(Config.withDefault("./data")),
@@ -108,7 +122,18 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
   ),
   contentPagesEntitled: Config.boolean("CATALOG_CONTENT_PAGES_ENTITLED").pipe(Config.withDefault(true)),
   logLevel: Config.literal("trace", "debug", "info", "warn", "error", "fatal")("LOG_LEVEL").pipe(Config.withDefault("info" as const))
-})
+}).pipe(
+  Config.mapOrFail(({ bootstrap, ...config }) => {
+    const [first, ...more] = config.tenancy === "multi" ? unreadInMulti(bootstrap) : []
+    if (first !== undefined) return Either.left(more.reduce<ConfigError.ConfigError>(ConfigError.And, first))
+    return Either.right({
+      ...config,
+      bootstrapOrgSlug: Option.getOrElse(bootstrap.CATALOG_BOOTSTRAP_ORG_SLUG, () => "default"),
+      bootstrapApiKey: bootstrap.CATALOG_BOOTSTRAP_API_KEY,
+      bootstrapAdminEmail: bootstrap.CATALOG_BOOTSTRAP_ADMIN_EMAIL
+    })
+  })
+)
 
 /** One line naming each variable that is wrong, for the operator. */
 export const describeConfigError = (error: ConfigError.ConfigError): string => {

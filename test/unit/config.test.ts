@@ -114,6 +114,27 @@ describe("configuration", () => {
       expect(c.bootstrapOrgSlug).toBe("a".repeat(255))
     }))
 
+  it.effect("refuses bootstrap variables in multi-tenant mode, where no start would use them", () =>
+    Effect.gen(function*() {
+      const why = "only a single-tenant start uses it and CATALOG_TENANCY is multi: unset it"
+      const bootstrap = {
+        CATALOG_BOOTSTRAP_ORG_SLUG: "shop",
+        CATALOG_BOOTSTRAP_API_KEY: `pim_${"k".repeat(43)}`,
+        CATALOG_BOOTSTRAP_ADMIN_EMAIL: "owner@example.com"
+      }
+      for (const [name, value] of Object.entries(bootstrap)) {
+        const line = Either.getLeft(yield* load({ CATALOG_TENANCY: "multi", [name]: value })).pipe(Option.getOrThrow)
+        expect(line).toBe(`invalid configuration: ${name}: ${why}`)
+      }
+      const all = Either.getLeft(yield* load({ CATALOG_TENANCY: "multi", ...bootstrap })).pipe(Option.getOrThrow)
+      expect(all).toBe(`invalid configuration: ${Object.keys(bootstrap).map((name) => `${name}: ${why}`).join("; ")}`)
+      expect(Either.getOrThrow(yield* load({ CATALOG_TENANCY: "multi" }))).toMatchObject({ tenancy: "multi" })
+      expect(Either.getOrThrow(yield* load({ CATALOG_TENANCY: "single", ...bootstrap }))).toMatchObject({
+        bootstrapOrgSlug: "shop",
+        bootstrapAdminEmail: Option.some("owner@example.com")
+      })
+    }))
+
   it.effect("reads lists and names the database", () =>
     Effect.gen(function*() {
       const c = Either.getOrThrow(yield* load({ CATALOG_WEBHOOK_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1/32, 10.0.0.0/8" }))
