@@ -15,6 +15,7 @@ import { outboxSuite } from "./contract/outbox.js"
 import { auditAtomicitySuite } from "./contract/auditAtomicity.js"
 import { tenancySuite } from "./contract/tenancy.js"
 import { productJsonSuite } from "./contract/productJson.js"
+import { storedRowsSuite } from "./contract/storedRows.js"
 
 const available = await postgresAvailable()
 
@@ -29,6 +30,7 @@ describe.runIf(available)("postgres", () => {
   productFacetsSuite("postgres: product facets", postgresStorage)
   productOracleSuite("postgres: product lists and facets against a model", postgresStorage, 20)
   categoriesBrandsSuite("postgres: categories and brands", postgresStorage)
+  storedRowsSuite("postgres: lists read from stored rows", postgresStorage)
   productJsonSuite("postgres: product json", postgresStorage)
   contentPagesSuite("postgres: content pages", postgresStorage)
   variantsSuite("postgres: variants", postgresStorage)

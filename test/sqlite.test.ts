@@ -23,6 +23,7 @@ import { outboxSuite } from "./contract/outbox.js"
 import { auditAtomicitySuite } from "./contract/auditAtomicity.js"
 import { tenancySuite } from "./contract/tenancy.js"
 import { productJsonSuite } from "./contract/productJson.js"
+import { storedRowsSuite } from "./contract/storedRows.js"
 
 const storage = SqliteStorage.layer(":memory:")
 
@@ -36,6 +37,7 @@ productQueriesSuite("sqlite: product queries", storage)
 productFacetsSuite("sqlite: product facets", storage)
 productOracleSuite("sqlite: product lists and facets against a model", storage, 25)
 categoriesBrandsSuite("sqlite: categories and brands", storage)
+storedRowsSuite("sqlite: lists read from stored rows", storage)
 productJsonSuite("sqlite: product json", storage)
 contentPagesSuite("sqlite: content pages", storage)
 variantsSuite("sqlite: variants", storage)

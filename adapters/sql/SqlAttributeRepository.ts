@@ -8,6 +8,7 @@ import { Conflict } from "../../core/shared/Errors.js"
 import { LocalizedLabel } from "../../core/shared/Fields.js"
 import { BooleanColumn, IntColumn, JsonColumn, toBool, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const GroupRow = Schema.Struct({
   id: Schema.String,
@@ -18,7 +19,6 @@ const GroupRow = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupRow))
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -68,8 +68,7 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const all = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<AttributeRecord>> => Effect.orDie(decodeRows(rows))
   const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), (r) => Option.fromNullable(r[0]))
-  const groups = (rows: ReadonlyArray<unknown>) =>
-    Effect.map(Effect.orDie(decodeGroups(rows)), (r) => r.map((g) => new AttributeGroup(g)))
+  const groups = storedRecords(GroupRow, AttributeGroup)
 
   const findByCode = (organizationId: string, entityKind: EntityKind, code: string) =>
     sql`select * from attributes where organization_id = ${organizationId} and entity_kind = ${entityKind} and code = ${code}`.pipe(

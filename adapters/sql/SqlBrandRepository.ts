@@ -9,6 +9,7 @@ import { BooleanColumn, decodeCount, StoredValuesColumn, toJson } from "./Column
 import { nameOrSlugHolds } from "./NameSearch.js"
 import { heldIds, holdForDelete, holdProducts, presentValues } from "./PresentValues.js"
 import { isUniqueViolation, isUniqueViolationOn } from "./SqlErrors.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -21,7 +22,6 @@ const Row = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const KeyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ nameKey: Schema.String })))
 const IdKeyRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String, nameKey: Schema.String })))
 const ClashRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ byName: BooleanColumn })))
@@ -41,7 +41,7 @@ const columns = (b: Brand, nameKey = caseKey(b.name)) => ({
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const all = (rows: ReadonlyArray<unknown>) => Effect.map(Effect.orDie(decodeRows(rows)), (r) => r.map((row) => new Brand(row)))
+  const all = storedRecords(Row, Brand)
 
   // Asked before writing: after a refused write Postgres accepts no statement until rollback.
   const clash = (b: Brand, nameKey = caseKey(b.name)) =>

@@ -10,6 +10,7 @@ import { categoryTreeSize } from "./CategoryTreeSize.js"
 import { nameOrSlugHolds } from "./NameSearch.js"
 import { heldIds, holdForDelete, holdProducts, presentValues } from "./PresentValues.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -24,7 +25,6 @@ const Row = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const IdRows = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 
 const columns = (c: Category) => ({
@@ -50,8 +50,7 @@ export const make = Effect.gen(function*() {
   // By name ignoring case, as brands are listed and names are compared; in code point order on
   // Postgres too, whatever the database's locale (SQLite compares text so already).
   const byNameKey = sql.literal(sql.onDialectOrElse({ pg: () => `name_key collate "C"`, orElse: () => "name_key" }))
-  const all = (rows: ReadonlyArray<unknown>) =>
-    Effect.map(Effect.orDie(decodeRows(rows)), (r) => r.map((row) => new Category(row)))
+  const all = storedRecords(Row, Category)
 
   return CategoryRepository.of({
     insert: (c) => sql`insert into categories ${sql.insert(columns(c))}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", conflict(c))),

@@ -5,6 +5,7 @@ import { ContentPageRepository } from "../../core/content/ContentPageRepository.
 import { Conflict } from "../../core/shared/Errors.js"
 import { StoredValuesColumn, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -17,7 +18,6 @@ const Row = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 const SlugRow = Schema.Struct({ slug: Schema.String })
 const decodeSlugs = Schema.decodeUnknown(Schema.Array(SlugRow))
 
@@ -39,8 +39,7 @@ export const contentPagesStatement = (sql: SqlClient.SqlClient, organizationId: 
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const all = (rows: ReadonlyArray<unknown>) =>
-    decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => r.map((row) => new ContentPage(row, true))))
+  const all = storedRecords(Row, ContentPage)
   const slugConflict = (slug: string) => (e: Parameters<typeof isUniqueViolation>[0]) =>
     isUniqueViolation(e) ? Effect.fail(new Conflict({ message: `content page slug ${slug} is taken` })) : Effect.die(e)
 

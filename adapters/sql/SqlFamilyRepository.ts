@@ -9,6 +9,7 @@ import { LocalizedLabel } from "../../core/shared/Fields.js"
 import { BooleanColumn, IntColumn, JsonColumn, toJson } from "./Columns.js"
 import { isForeignKeyViolation, isUniqueViolation } from "./SqlErrors.js"
 import { refreshFamilyHolders } from "./ProductIndexRefresh.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const FamilyRow = Schema.Struct({
   id: Schema.String,
@@ -20,7 +21,6 @@ const FamilyRow = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-const decodeFamilies = Schema.decodeUnknown(Schema.Array(FamilyRow))
 
 const AttachmentRow = Schema.Struct({
   organizationId: Schema.String,
@@ -75,8 +75,7 @@ const toFamilyAttribute = (e: FamilyAttributeEntry): FamilyAttribute => ({
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const families = (rows: ReadonlyArray<unknown>) =>
-    Effect.map(Effect.orDie(decodeFamilies(rows)), (r) => r.map((f) => new Family(f)))
+  const families = storedRecords(FamilyRow, Family)
   const family = (rows: ReadonlyArray<unknown>) => Effect.map(families(rows), (r) => Option.fromNullable(r[0]))
   const attachment = (rows: ReadonlyArray<unknown>): Effect.Effect<Option.Option<AttachmentRecord>> =>
     Effect.map(Effect.orDie(decodeAttachments(rows)), (r) => Option.fromNullable(r[0]))

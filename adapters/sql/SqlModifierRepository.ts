@@ -6,6 +6,7 @@ import { ModifierRepository } from "../../core/modifiers/ModifierRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
 import { JsonColumn, toJson } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -17,15 +18,13 @@ const Row = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
 const codeTaken = (m: Modifier) => (e: SqlError): Effect.Effect<never, Conflict> =>
   isUniqueViolation(e) ? Effect.fail(new Conflict({ message: `modifier code ${m.code} is taken` })) : Effect.die(e)
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const all = (rows: ReadonlyArray<unknown>) =>
-    decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => r.map((row) => new Modifier(row))))
+  const all = storedRecords(Row, Modifier)
 
   return ModifierRepository.of({
     insert: (m) =>

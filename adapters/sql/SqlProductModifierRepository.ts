@@ -6,6 +6,7 @@ import { ProductModifierRepository } from "../../core/modifiers/ProductModifierR
 import { Conflict } from "../../core/shared/Errors.js"
 import { JsonColumn } from "./Columns.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -20,7 +21,7 @@ const Row = Schema.Struct({
   modifierId: Schema.String,
   attachedAt: Schema.String
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
+const productModifiers = storedRecords(Row, ProductModifier)
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -42,8 +43,7 @@ export const make = Effect.gen(function*() {
           where pm.organization_id = ${organizationId} and pm.product_id = ${productId}
           order by pm.position`.pipe(
         Effect.orDie,
-        Effect.flatMap((rows) => Effect.orDie(decodeRows(rows))),
-        Effect.map((rows) => rows.map((row) => new ProductModifier(row, true)))
+        Effect.flatMap(productModifiers)
       ),
     detach: (organizationId, productId, modifierId) =>
       sql`delete from product_modifiers

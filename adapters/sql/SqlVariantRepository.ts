@@ -6,6 +6,7 @@ import { VariantRepository, type VariantUpdate } from "../../core/variants/Varia
 import { axisDigest } from "./AxisDigest.js"
 import { IntColumn, StoredValuesColumn, toJson } from "./Columns.js"
 import { isUniqueViolation, isUniqueViolationOn } from "./SqlErrors.js"
+import { storedRecords } from "./StoredRecords.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -19,14 +20,12 @@ const Row = Schema.Struct({
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 
 const COLUMNS = "id, organization_id, product_id, sku, name, status, attributes, position, created_at, updated_at"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const all = (rows: ReadonlyArray<unknown>) =>
-    decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => r.map((row) => new Variant(row, true))))
+  const all = storedRecords(Row, Variant)
   // The use case checks both first; this answers a concurrent write that got there in between.
   const conflict = (w: VariantUpdate) => (e: Parameters<typeof isUniqueViolation>[0]) => {
     if (!isUniqueViolation(e)) return Effect.die(e)
