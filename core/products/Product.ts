@@ -115,8 +115,11 @@ export const UpdateProduct = Schema.Struct({
 })
 export type UpdateProduct = typeof UpdateProduct.Type
 
-/** The fields of the `GET /v1/products/{id}` query. */
-export const GetProductQueryFields = {
+/**
+ * `locale` and `channel` as every product read takes them (by id, the list, the facets): a key
+ * sent empty names no scope, so it is refused rather than read as absent.
+ */
+export const ScopeQueryFields = {
   locale: Schema.optional(NonEmptyString),
   channel: Schema.optional(NonEmptyString)
 }

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { canonicalTags, MAX_TAGS } from "../catalog/Tags.js"
 import { DateTimeString, IntegerParam, isUuid, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
-import { ProductStatus } from "./Product.js"
+import { ProductStatus, ScopeQueryFields } from "./Product.js"
 
 /** A query boolean: `true`, `false`, `1` or `0`. */
 export const BooleanParam = Schema.transform(
@@ -80,8 +80,7 @@ const filterFields = {
   filterAttribute: Schema.optional(NonEmptyString),
   filterMin: Schema.optional(NumberParam),
   filterMax: Schema.optional(NumberParam),
-  locale: Schema.optional(Schema.String),
-  channel: Schema.optional(Schema.String)
+  ...ScopeQueryFields
 }
 
 const pageFields = {

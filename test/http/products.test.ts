@@ -36,6 +36,17 @@ describe("GET /v1/products query validation", () => {
     }
   })
 
+  it("refuses an empty locale or channel on every product read, naming the key", async () => {
+    const p = await t.req("POST", "/v1/products", { body: { familyId, name: "Scoped" } })
+    for (const route of ["/v1/products", "/v1/products/facets", `/v1/products/${p.json.id}`]) {
+      for (const key of ["locale", "channel"]) {
+        const r = await t.req("GET", `${route}?${key}=`)
+        expect([route, r.status, r.json.error.details.issues]).toEqual([route, 422, [{ path: [key], message: "must not be empty", code: "invalid" }]])
+      }
+      expect([route, (await t.req("GET", `${route}?locale=en&channel=web`)).status]).toEqual([route, 200])
+    }
+  })
+
   it("names every unknown key and every bad value at once, one issue each", async () => {
     const r = await t.req("GET", "/v1/products?colour=red&size=xl&limit=x")
     expect(r.status).toBe(422)

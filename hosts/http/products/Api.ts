@@ -1,7 +1,7 @@
 import { documentLocation } from "../Location.js"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CreateProduct, GetProductQueryFields, Product, ProductDetails, UpdateProduct } from "../../../core/products/Product.js"
+import { CreateProduct, ScopeQueryFields, Product, ProductDetails, UpdateProduct } from "../../../core/products/Product.js"
 import { BulkRequest } from "../../../core/products/ProductBulk.js"
 import { FacetsQuery, ListProductsQuery } from "../../../core/products/ProductQuery.js"
 import { ProductFacets, ProductList } from "../../../core/products/ProductResults.js"
@@ -25,7 +25,7 @@ export class ProductsApi extends HttpApiGroup.make("products")
   .add(HttpApiEndpoint.post("create", "/v1/products").setPayload(everyIssue(CreateProduct)).addSuccess(Product, { status: 201 }).addError(ConflictWire).annotate(OpenApi.Transform, documentLocation))
   .add(HttpApiEndpoint.get("facets", "/v1/products/facets").setUrlParams(FacetsQuery).addSuccess(ProductFacets))
   .add(HttpApiEndpoint.post("bulk", "/v1/products/bulk").setPayload(everyIssue(BulkRequest)).addSuccess(BulkResponse))
-  .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(ClosedQuery(GetProductQueryFields)).addSuccess(ProductDetails).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("get", "/v1/products/:id").setPath(IdPath).setUrlParams(ClosedQuery(ScopeQueryFields)).addSuccess(ProductDetails).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/products/:id").setPath(IdPath).setPayload(everyIssue(UpdateProduct)).addSuccess(Product).addError(ConflictWire).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("delete", "/v1/products/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
   .middleware(TenantAuth)
