@@ -211,6 +211,31 @@ describe("the error envelope at the edges", () => {
     expect((await t.req("GET", `/v1/products/${product.json.id}?locale=en&channel=web`)).status).toBe(200)
   })
 
+  it("refuses an unknown query key on every read by id as the lists do, in the same envelope, and still serves the read without it", async () => {
+    const t = await host.tenant()
+    const family = await t.req("POST", "/v1/attribute-families", { body: { code: "reads", label: {} } })
+    const product = await t.req("POST", "/v1/products", { body: { familyId: family.json.id, name: "Read" } })
+    const variant = await t.req("POST", `/v1/products/${product.json.id}/variants`, { body: { sku: "READ-1" } })
+    const attribute = await t.req("POST", "/v1/attributes", { body: { code: "reads", label: {}, type: "text" } })
+    const category = await t.req("POST", "/v1/categories", { body: { name: "Reads" } })
+    const brand = await t.req("POST", "/v1/brands", { body: { name: "Reads" } })
+    const modifier = await t.req("POST", "/v1/modifiers", { body: { code: "reads", name: "Reads", type: "text" } })
+    const found = [
+      `/v1/attributes/${attribute.json.id}`, `/v1/attributes/${attribute.json.id}/usage`, `/v1/attribute-families/${family.json.id}`,
+      `/v1/categories/${category.json.id}`, `/v1/brands/${brand.json.id}`, `/v1/modifiers/${modifier.json.id}`,
+      `/v1/products/${product.json.id}/variants/${variant.json.id}`, "/v1/me", "/v1/organizations/me"
+    ]
+    // Records not made here: the query is read before the record is looked up.
+    const missing = [`/v1/media/${randomUUID()}`, `/v1/content-pages/${randomUUID()}`, `/v1/connectors/${randomUUID()}`]
+    const listed = await t.req("GET", "/v1/modifiers?colour=red")
+    expect(listed.status).toBe(422)
+    for (const path of [...found, ...missing]) {
+      expect([path, (await t.req("GET", path)).status]).toEqual([path, found.includes(path) ? 200 : 404])
+      const r = await t.req("GET", `${path}?colour=red`)
+      expect([path, r.status, r.json]).toEqual([path, 422, listed.json])
+    }
+  })
+
   it("answers an unknown route with 404 not_found", async () => {
     const r = await host.request("GET", "/v1/no-such-thing")
     expect(r.status).toBe(404)

@@ -19,7 +19,7 @@ export const DeliveriesQuery = Schema.Struct(pageParams(200)).annotations(strict
 export class ConnectorsApi extends HttpApiGroup.make("connectors")
   .add(HttpApiEndpoint.get("list", "/v1/connectors").setUrlParams(NoQuery).addSuccess(Schema.Array(Connector)))
   .add(HttpApiEndpoint.post("install", "/v1/connectors").setPayload(everyIssue(InstallConnector)).addSuccess(Connector, { status: 201 }).annotate(OpenApi.Transform, documentLocation))
-  .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).addSuccess(Connector).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("get", "/v1/connectors/:id").setPath(IdPath).setUrlParams(NoQuery).addSuccess(Connector).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/connectors/:id").setPath(IdPath).setPayload(everyIssue(UpdateConnector)).addSuccess(Connector).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("remove", "/v1/connectors/:id").setPath(IdPath).addError(NotFoundWire))
   .add(

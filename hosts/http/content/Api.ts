@@ -8,6 +8,7 @@ import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
 import { ContentPagesAuth } from "./Auth.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../ClosedQuery.js"
 
 export const ListContentPagesQuery = Schema.Struct({
   status: Schema.optional(ContentPageStatus),
@@ -19,7 +20,7 @@ export const ListContentPagesQuery = Schema.Struct({
 export class ContentPagesApi extends HttpApiGroup.make("contentPages")
   .add(HttpApiEndpoint.get("list", "/v1/content-pages").setUrlParams(ListContentPagesQuery).addSuccess(ContentPageList))
   .add(HttpApiEndpoint.post("create", "/v1/content-pages").setPayload(everyIssue(CreateContentPage)).addSuccess(ContentPage, { status: 201 }).addError(ConflictWire).annotate(OpenApi.Transform, documentLocation))
-  .add(HttpApiEndpoint.get("get", "/v1/content-pages/:id").setPath(IdPath).addSuccess(ContentPage).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("get", "/v1/content-pages/:id").setPath(IdPath).setUrlParams(NoQuery).addSuccess(ContentPage).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/content-pages/:id").setPath(IdPath).setPayload(everyIssue(UpdateContentPage)).addSuccess(ContentPage).addError(ConflictWire).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("remove", "/v1/content-pages/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
   .middleware(ContentPagesAuth)

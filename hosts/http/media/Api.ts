@@ -8,6 +8,7 @@ import { NotFoundWire, TooLargeWire } from "../Errors.js"
 import { pageParams } from "../Paging.js"
 import { IdPath } from "../tenancy/Api.js"
 import { everyIssue } from "../EveryIssue.js"
+import { NoQuery } from "../ClosedQuery.js"
 
 const AttachedPath = Schema.Struct({ id: Uuid, mediaId: Uuid })
 const MediaQuery = Schema.Struct(pageParams(200)).annotations(strict)
@@ -36,7 +37,7 @@ export class MediaApi extends HttpApiGroup.make("media")
   .add(HttpApiEndpoint.get("list", "/v1/products/:id/media").setPath(IdPath).setUrlParams(MediaQuery).addSuccess(MediaList).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("update", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).setPayload(everyIssue(UpdateMedia)).addSuccess(Media).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("detach", "/v1/products/:id/media/:mediaId").setPath(AttachedPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
-  .add(HttpApiEndpoint.get("get", "/v1/media/:id").setPath(IdPath).addSuccess(Media).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("get", "/v1/media/:id").setPath(IdPath).setUrlParams(NoQuery).addSuccess(Media).addError(NotFoundWire))
   .add(HttpApiEndpoint.del("remove", "/v1/media/:id").setPath(IdPath).addSuccess(HttpApiSchema.NoContent).addError(NotFoundWire))
   .add(HttpApiEndpoint.get("content", "/v1/media/:id/content").setPath(IdPath).addSuccess(Content).addError(NotFoundWire))
   .middleware(TenantAuth)

@@ -27,7 +27,7 @@ export const Me = Schema.Struct({
 
 /** Routes open to callers outside any organization: who am I, and creating organizations. */
 export class CallerApi extends HttpApiGroup.make("caller")
-  .add(HttpApiEndpoint.get("me", "/v1/me").addSuccess(Me).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("me", "/v1/me").setUrlParams(NoQuery).addSuccess(Me).addError(NotFoundWire))
   .add(
     HttpApiEndpoint.post("createOrganization", "/v1/organizations")
       .setPayload(everyIssue(CreateOrganization))
@@ -37,7 +37,7 @@ export class CallerApi extends HttpApiGroup.make("caller")
 {}
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")
-  .add(HttpApiEndpoint.get("current", "/v1/organizations/me").addSuccess(OrganizationDetails).addError(NotFoundWire))
+  .add(HttpApiEndpoint.get("current", "/v1/organizations/me").setUrlParams(NoQuery).addSuccess(OrganizationDetails).addError(NotFoundWire))
   .add(HttpApiEndpoint.patch("updateCurrent", "/v1/organizations/me").setPayload(everyIssue(UpdateOrganization)).addSuccess(Organization).addError(NotFoundWire))
   .add(
     HttpApiEndpoint.del("delete", "/v1/organizations/:id")
