@@ -19,15 +19,19 @@ export const missingAxes = (axes: ReadonlyArray<FamilyAttribute>, values: Attrib
 
 /**
  * One form for values that name the same thing, as the rest of the catalog reads them: a
- * decimal's number whatever its zeros, a multiselect's set of options whatever their order, a
- * date-time's instant whatever its precision or offset.
+ * decimal's number whatever its zeros, a multiselect's options and a tags value's tags as sets
+ * whatever their order (each refuses an item twice), a date-time's instant whatever its
+ * precision or offset.
  */
 const comparable = (type: FamilyAttribute["type"], value: unknown): unknown => {
   if (type === "decimal" && typeof value === "string") return canonicalDecimal(value)
   if (type === "datetime" && typeof value === "string") return canonicalInstant(value)
-  if (type === "multiselect" && Array.isArray(value)) return [...value].map(String).sort()
+  if ((type === "multiselect" || type === "tags") && Array.isArray(value)) return [...value].map(String).sort()
   return value
 }
+
+/** What the combination key reads of an axis. */
+export type Axis = Pick<FamilyAttribute, "attributeId" | "code" | "type">
 
 /**
  * The variant's combination of axis values as one comparable text: entries of each axis in a
@@ -38,7 +42,7 @@ const comparable = (type: FamilyAttribute["type"], value: unknown): unknown => {
  * written with, and an attribute renamed, or deleted and made again under its code, must not
  * make that old key stand for another combination.
  */
-export const axisKey = (axes: ReadonlyArray<FamilyAttribute>, values: AttributeValues): string | null => {
+export const axisKey = (axes: ReadonlyArray<Axis>, values: AttributeValues): string | null => {
   if (axes.length === 0) return null
   const scoped = (e: { readonly locale: string | null; readonly channel: string | null }) => `${e.locale ?? ""}\u0000${e.channel ?? ""}`
   return canonicalJson(

@@ -290,6 +290,39 @@ export const variantsSuite = <E>(name: string, storage: Layer.Layer<Storage | Sq
         }))
       }))
 
+    it.effect("takes axis values as the values they are, not as they were sent: a tags value in any order, a uuid in any case, a number however written", () =>
+      Effect.gen(function*() {
+        const { tenant } = yield* newTenant
+        const variants = yield* Variants
+        const as = <X, Y, Z>(e: Effect.Effect<X, Y, Z>) => Effect.provideService(e, CurrentTenant, tenant)
+        const family = yield* familyWith(tenant, "product", [
+          attr("labels", { type: "tags", isVariantAxis: true }),
+          attr("maker", { type: "reference", isVariantAxis: true }),
+          attr("weight", { type: "number", isVariantAxis: true }),
+          attr("fit", { type: "select", isVariantAxis: true, validation: { options: [{ code: "slim" }, { code: "loose" }] } }),
+          attr("lined", { type: "boolean", isVariantAxis: true })
+        ])
+        const coat = yield* as((yield* Products).create({ familyId: family.id, name: "Coat" }))
+        const maker = "0192f5a8-9c3e-7000-8000-00000000000a"
+        const values = (labels: ReadonlyArray<string>, makerId: string, weight: number) => ({
+          labels: entry(labels),
+          maker: entry(makerId),
+          weight: entry(weight),
+          fit: entry("slim"),
+          lined: entry(true)
+        })
+        yield* as(variants.create(coat.id, { sku: "AS-1", attributes: values(["winter", "wool"], maker, 1.5) }))
+        for (const [sku, attributes] of [
+          ["AS-2", values(["wool", "winter"], maker, 1.5)],
+          ["AS-3", values(["winter", "wool"], maker.toUpperCase(), 1.5)],
+          ["AS-4", values(["winter", "wool"], maker, JSON.parse("1.50e0"))]
+        ] as const) failsWith(yield* Effect.exit(as(variants.create(coat.id, { sku, attributes }))), "Conflict")
+        // Another option or boolean is another combination.
+        yield* as(variants.create(coat.id, { sku: "AS-5", attributes: { ...values(["winter", "wool"], maker, 1.5), fit: entry("loose") } }))
+        const unlined = yield* as(variants.create(coat.id, { sku: "AS-6", attributes: { ...values(["winter", "wool"], maker, 1.5), lined: entry(false) } }))
+        failsWith(yield* Effect.exit(as(variants.update(coat.id, unlined.id, { attributes: { lined: entry(true), labels: entry(["wool", "winter"]) } }))), "Conflict")
+      }))
+
     it.effect("keeps combinations of long axis values unique, however long", () =>
       Effect.gen(function*() {
         const { tenant } = yield* newTenant
