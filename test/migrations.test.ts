@@ -12,6 +12,8 @@ import { migrations } from "../adapters/sql/migrations/index.js"
 import { migrate } from "../adapters/sql/SqlStorage.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
 import { chunksOf, JsonColumn } from "../adapters/sql/Columns.js"
+import { axisDigest } from "../adapters/sql/AxisDigest.js"
+import { axisKey } from "../core/variants/VariantAxes.js"
 import { contentPagesStatement } from "../adapters/sql/SqlContentPageRepository.js"
 import { relationshipsStatement } from "../adapters/sql/SqlRelationshipRepository.js"
 import type { ContentPageFilter } from "../core/content/ContentPage.js"
@@ -669,4 +671,75 @@ it.effect("migration 38 reads a page of a product's related products, and of con
 describe.runIf(await postgresAvailable())("postgres", () => {
   it.effect("migration 38 reads a page of a product's related products, and of content pages by status or family, from an index in their order (Postgres)", () =>
     migration38.pipe(Effect.provide(postgresClient)), 60_000)
+})
+
+const AxisKeys = Schema.Array(Schema.Struct({ id: Schema.String, axisKey: Schema.NullOr(Schema.String) }))
+
+const migration39 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* upTo(38)
+  const id = (n: number) => `00000000-0000-7000-8000-${String(n).padStart(12, "0")}`
+  const at = (n: number) => `2026-01-0${n}T00:00:00.000Z`
+  const org = id(1)
+  const [shirts, mugs] = [id(2), id(3)]
+  yield* sql`insert into organizations (id, name, slug, created_at, updated_at) values (${org}, 'Org', 'org', ${at(1)}, ${at(1)})`
+  for (const [family, code] of [[shirts, "shirts"], [mugs, "mugs"]] as const) {
+    yield* sql`insert into attribute_families (id, organization_id, code, entity_kind, label, created_at, updated_at) values (${family}, ${org}, ${code}, 'product', '{}', ${at(1)}, ${at(1)})`
+  }
+  // The shirts' axes; `note` is no axis, and the mugs have none.
+  const attributes = [[id(10), "size", "text", 1, 1], [id(11), "width", "decimal", 0, 1], [id(12), "labels", "tags", 0, 1], [id(13), "note", "text", 0, 0]] as const
+  yield* sql`insert into attributes ${sql.insert(attributes.map(([attributeId, code, type, localizable, axis]) => ({
+    id: attributeId, organizationId: org, code, entityKind: "product", label: "{}", type, isLocalizable: localizable, isScopable: 0,
+    requirement: "available", isVariantAxis: axis, position: 0, createdAt: at(1), updatedAt: at(1)
+  })))}`
+  yield* sql`insert into family_attributes ${sql.insert(attributes.map(([attributeId]) => ({
+    organizationId: org, familyId: shirts, attributeId, position: 0, createdAt: at(1), updatedAt: at(1)
+  })))}`
+  const [shirt, otherShirt, mug, manyShirt] = [id(20), id(21), id(22), id(23)]
+  yield* sql`insert into products ${sql.insert([[shirt, shirts], [otherShirt, shirts], [mug, mugs], [manyShirt, shirts]].map(([productId, familyId], i) => ({
+    id: productId, organizationId: org, familyId, name: `P ${i}`, slug: `p-${i}`, status: "draft", attributes: "{}", tags: "[]",
+    searchText: ` p ${i} `, nameText: ` p ${i} `, createdAt: at(1), updatedAt: at(1)
+  })))}`
+  const values = (locale: string, width: string, labels: ReadonlyArray<string>) => ({
+    size: [{ locale, channel: null, value: "M" }],
+    width: [{ locale: null, channel: null, value: width }],
+    labels: [{ locale: null, channel: null, value: labels }],
+    note: [{ locale: null, channel: null, value: "kept" }]
+  })
+  // As older versions stored them: keys by code and as written, so these three were taken for three combinations.
+  const variants = [
+    [id(30), shirt, values("en-US", "12.5", ["wool", "winter"]), at(2)],
+    [id(31), shirt, values("en-us", "12.50", ["winter", "wool"]), at(3)],
+    [id(32), shirt, values("en-US", "13", ["wool"]), at(4)],
+    [id(33), otherShirt, values("en-US", "12.5", ["wool", "winter"]), at(5)],
+    [id(34), mug, {}, at(6)],
+    // More than a batch, stamped alike: the pages follow the ids.
+    ...Array.from({ length: 1100 }, (_, i) => [id(1000 + i), manyShirt, values("de", String(i), []), at(7)] as const)
+  ] as const
+  const rows = variants.map(([variantId, productId, attributeValues, createdAt], i) => ({
+    id: variantId, organizationId: org, productId, sku: `SKU-${i}`, name: `V ${i}`, status: "draft", attributes: JSON.stringify(attributeValues),
+    axisKey: productId === mug ? null : `stale ${i}`, position: i, createdAt, updatedAt: createdAt
+  }))
+  for (const chunk of chunksOf(rows, 200)) yield* sql`insert into variants ${sql.insert(chunk)}`
+  yield* migrate
+
+  const axes = attributes.filter(([, , , , axis]) => axis === 1).map(([attributeId, code, type]) => ({ attributeId, code, type }))
+  const keyOf = (v: (typeof variants)[number]) => axisKey(axes, v[2] as Parameters<typeof axisKey>[1])
+  const stored = yield* sql`select id, axis_key from variants order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(AxisKeys)))
+  expect(stored).toEqual(variants.map((v) => ({
+    id: v[0],
+    // The later of two variants that are now one combination keeps a key of its own; a product without axes has none.
+    axisKey: v[1] === mug ? null : axisDigest(v[0] === id(31) ? `${keyOf(v)} ${v[0]}` : keyOf(v))
+  })))
+  // The database now holds the combination as the service compares it: the same values spelt otherwise are taken.
+  const again = { ...rows[0]!, id: id(40), sku: "SKU-AGAIN", axisKey: axisDigest(keyOf(variants[1]!)) }
+  expect((yield* Effect.flip(sql`insert into variants ${sql.insert(again)}`))._tag).toBe("SqlError")
+})
+
+it.effect("migration 39 writes every variant's axis key again as combinations are compared today, the later of two that are now one keeping a key by its id (SQLite)", () =>
+  migration39.pipe(Effect.provide(SqliteStorage.client(":memory:"))))
+
+describe.runIf(await postgresAvailable())("postgres", () => {
+  it.effect("migration 39 writes every variant's axis key again as combinations are compared today, the later of two that are now one keeping a key by its id (Postgres)", () =>
+    migration39.pipe(Effect.provide(postgresClient)), 60_000)
 })

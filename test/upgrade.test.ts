@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import * as PostgresStorage from "../adapters/postgres/PostgresStorage.js"
-import { IntColumn } from "../adapters/sql/Columns.js"
+import { axisDigest } from "../adapters/sql/AxisDigest.js"
+import { IntColumn, StoredValuesColumn } from "../adapters/sql/Columns.js"
 import { latestKnownMigration, migrate, migrateWith } from "../adapters/sql/Migrate.js"
 import { migrations } from "../adapters/sql/migrations/index.js"
 import * as SqliteStorage from "../adapters/sqlite/SqliteStorage.js"
@@ -16,6 +17,7 @@ import { AuditLog } from "../core/events/AuditLog.js"
 import { MediaLibrary } from "../core/media/MediaLibrary.js"
 import { Products } from "../core/products/Products.js"
 import { CurrentTenant } from "../core/tenancy/Actor.js"
+import { axisKey } from "../core/variants/VariantAxes.js"
 import { Variants } from "../core/variants/Variants.js"
 import { catalogOver } from "./support/Catalog.js"
 import { AT, catalogAt20, eventNames, ids, trailBootValues } from "./support/CatalogAt20.js"
@@ -200,12 +202,25 @@ const upgradedReadsBack = (place: Place) =>
     yield* Effect.provideService(otherReadsBack, CurrentTenant, as(ids.otherOrg))
   }).pipe(Effect.provide(catalogOver(place.storage)), Effect.scoped)
 
+const StoredVariants = Schema.Array(Schema.Struct({ id: Schema.String, attributes: StoredValuesColumn, axisKey: Schema.NullOr(Schema.String) }))
+
+/** Every variant's stored axis key is the one this version makes of its values, as a write of it would store. */
+const axisKeysCurrent = (place: Place) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const axes = [{ attributeId: ids.colour, code: "colour", type: "select" as const }, { attributeId: ids.size, code: "size", type: "text" as const }]
+    const rows = yield* sql`select id, attributes, axis_key from variants order by id`.pipe(Effect.flatMap(Schema.decodeUnknown(StoredVariants)))
+    expect(rows.length).toBe(3)
+    for (const row of rows) expect([row.id, row.axisKey]).toEqual([row.id, axisDigest(axisKey(axes, row.attributes))])
+  }).pipe(Effect.provide(place.client), Effect.scoped)
+
 const upgrade = (place: Place) =>
   Effect.gen(function*() {
     yield* catalogAt20.pipe(Effect.provide(place.client), Effect.scoped)
     yield* stillAt20(place)
     yield* upgradedReadsBack(place)
     expect(yield* recorded(place)).toBe(latestKnownMigration)
+    yield* axisKeysCurrent(place)
   })
 
 /** The newest migration and its key, whichever it is. */

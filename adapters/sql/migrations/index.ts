@@ -32,6 +32,7 @@ import zeroWidthSpaceNameKeys from "./0035_zero_width_space_name_keys.js"
 import richTextBrackets from "./0036_rich_text_brackets.js"
 import usersReadOnly from "./0037_users_read_only.js"
 import linkAndPageOrders from "./0038_link_and_page_orders.js"
+import canonicalAxisKeys from "./0039_canonical_axis_keys.js"
 
 /** Every migration, by id. Ids only grow; a shipped migration is never edited. */
 export const migrations = {
@@ -68,5 +69,6 @@ export const migrations = {
   "35_zero_width_space_name_keys": zeroWidthSpaceNameKeys,
   "36_rich_text_brackets": richTextBrackets,
   "37_users_read_only": usersReadOnly,
-  "38_link_and_page_orders": linkAndPageOrders
+  "38_link_and_page_orders": linkAndPageOrders,
+  "39_canonical_axis_keys": canonicalAxisKeys
 }
