@@ -1,10 +1,14 @@
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as PostgresStorage from "../adapters/postgres/PostgresStorage.js"
 import { Brands } from "../core/catalog/Brands.js"
 import { Categories } from "../core/catalog/Categories.js"
 import { Products } from "../core/products/Products.js"
-import { catalogOver } from "./support/Catalog.js"
+import { BlobStore } from "../core/shared/BlobStore.js"
+import { CurrentTenant } from "../core/tenancy/Actor.js"
+import { Organizations } from "../core/tenancy/Organizations.js"
+import { catalogOver, newTenant } from "./support/Catalog.js"
 import { inTenant, schemaFixture } from "./support/CatalogFixtures.js"
 import { freshDatabaseWith, postgresAvailable } from "./support/Postgres.js"
 
@@ -46,6 +50,18 @@ describe.runIf(available)("postgres: text order", () => {
         const byKey = ["_under", "a b", "ab", "apple", "banana", "zebra", "äpfel"].map((k) => NAMES.find((n) => n.toLowerCase() === k))
         expect(result.brands).toEqual(byKey)
         expect(result.categories).toEqual(byKey)
+      }))
+
+    it.effect("writes a deleted organization's pending invites in the export by the bytes of their emails", () =>
+      Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const sql = yield* SqlClient.SqlClient
+        for (const email of ["zed@x.test", "äb@x.test", "ab@x.test", "a_b@x.test", "Ab@x.test"]) {
+          yield* sql`insert into invites ${sql.insert({ organizationId: organization.id, email, role: "editor", createdAt: "2026-01-01T00:00:00.000Z" })}`
+        }
+        const { exportKey } = yield* Effect.provideService((yield* Organizations).delete(organization.id, organization.slug), CurrentTenant, tenant)
+        const exported = JSON.parse(new TextDecoder().decode((yield* (yield* BlobStore).get(exportKey)) ?? new Uint8Array()))
+        expect(exported.tables.invites.map((i: { email: string }) => i.email)).toEqual(["Ab@x.test", "a_b@x.test", "ab@x.test", "zed@x.test", "äb@x.test"])
       }))
   })
 })

@@ -6,7 +6,7 @@ import { OrganizationRepository, type SoleOrganization } from "../../core/tenanc
 import { IntColumn, JsonColumn, toJson } from "./Columns.js"
 import { snakeToCamel } from "./NameCase.js"
 import { isUniqueViolation } from "./SqlErrors.js"
-import { EXPORT_COLUMNS, exportRow } from "./TenantExport.js"
+import { exportOrder, exportRow } from "./TenantExport.js"
 import { TENANT_TABLES } from "./TenantTables.js"
 
 const Row = Schema.Struct({
@@ -35,6 +35,7 @@ const slugTaken = (slug: string) => new Conflict({ message: `organization slug $
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
   const one = (rows: ReadonlyArray<unknown>) =>
     decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => Option.fromNullable(r[0])))
 
@@ -96,9 +97,8 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const tables: Record<string, ReadonlyArray<unknown>> = {}
         for (const table of TENANT_TABLES) {
-          const orderBy = EXPORT_COLUMNS[table]?.orderBy
-          const rows = yield* sql<Record<string, unknown>>`select * from ${sql(table)} where organization_id = ${id}${
-            orderBy === undefined ? sql`` : sql` order by ${sql(orderBy)}`
+          const rows = yield* sql<Record<string, unknown>>`select * from ${sql(table)} where organization_id = ${id} order by ${
+            sql.literal(exportOrder(table, dialect))
           }`
           tables[table] = rows.map((row) => exportRow(table, row))
         }

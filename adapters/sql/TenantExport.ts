@@ -10,31 +10,41 @@ interface ExportColumns {
   readonly booleans?: ReadonlyArray<string>
   readonly integers?: ReadonlyArray<string>
   readonly withheld?: ReadonlyArray<string>
-  /** The column that gives the rows' order, when they have one. */
-  readonly orderBy?: string
+  /** The key the rows are written in order of, so that an export never depends on how the database laid them out. */
+  readonly orderBy: ReadonlyArray<string>
+  /** Text columns of the key, ordered by their UTF-8 bytes as SQLite does, not by the Postgres cluster's locale. */
+  readonly byteOrder?: ReadonlyArray<string>
 }
 
 export const EXPORT_COLUMNS: Readonly<Record<string, ExportColumns>> = {
-  content_pages: { json: ["attributes"] },
-  variants: { json: ["attributes"] },
+  content_pages: { json: ["attributes"], orderBy: ["id"] },
+  media: { integers: ["size"], orderBy: ["id"] },
+  variants: { json: ["attributes"], orderBy: ["id"] },
+  product_relationships: { orderBy: ["id"] },
+  product_modifiers: { orderBy: ["product_id", "modifier_id"] },
+  product_numbers: { orderBy: ["product_id", "attribute_id"] },
+  product_tags: { orderBy: ["product_id", "tag"], byteOrder: ["tag"] },
+  product_categories: { orderBy: ["product_id", "category_id"] },
   // SQLite's rowid for the search index; Postgres has none.
-  products: { json: ["attributes", "tags"], withheld: ["seq"] },
-  categories: { json: ["attributes"] },
-  brands: { json: ["attributes"] },
-  modifiers: { json: ["options"] },
-  attribute_groups: { json: ["label"] },
-  attributes: { json: ["label", "validation", "defaultValue"], booleans: ["isLocalizable", "isScopable", "isVariantAxis"] },
-  attribute_families: { json: ["label"] },
-  connector_deliveries: { booleans: ["ok"] },
-  media: { integers: ["size"] },
+  products: { json: ["attributes", "tags"], withheld: ["seq"], orderBy: ["id"] },
+  categories: { json: ["attributes"], orderBy: ["id"] },
+  brands: { json: ["attributes"], orderBy: ["id"] },
+  modifiers: { json: ["options"], orderBy: ["id"] },
+  family_attributes: { orderBy: ["family_id", "attribute_id"] },
+  attribute_families: { json: ["label"], orderBy: ["id"] },
+  attributes: { json: ["label", "validation", "defaultValue"], booleans: ["isLocalizable", "isScopable", "isVariantAxis"], orderBy: ["id"] },
+  attribute_groups: { json: ["label"], orderBy: ["id"] },
+  // The deliveries still to make, in order; their claims belong to this database's dispatchers.
+  webhook_queue: { withheld: ["seq", "claimedBy", "claimedUntil"], orderBy: ["seq"] },
+  connector_deliveries: { booleans: ["ok"], orderBy: ["id"] },
   // The secret and the headers sent with deliveries (a receiver's credentials go there).
-  connectors: { json: ["events"], withheld: ["secret", "extraHeaders"] },
-  api_keys: { withheld: ["keyHash"] },
+  connectors: { json: ["events"], withheld: ["secret", "extraHeaders"], orderBy: ["id"] },
+  api_keys: { withheld: ["keyHash"], orderBy: ["id"] },
+  invites: { orderBy: ["email"], byteOrder: ["email"] },
+  memberships: { orderBy: ["user_id"] },
   // In the order they were recorded; the action is the name's last part, kept apart for the
   // audit log's index.
-  events: { json: ["payload"], withheld: ["seq", "xact", "action"], orderBy: "seq" },
-  // The deliveries still to make, in order; their claims belong to this database's dispatchers.
-  webhook_queue: { withheld: ["seq", "claimedBy", "claimedUntil"], orderBy: "seq" }
+  events: { json: ["payload"], withheld: ["seq", "xact", "action"], orderBy: ["seq"] }
 }
 
 const fromJson = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value)
@@ -44,7 +54,7 @@ const fromInteger = (value: unknown) => (typeof value === "string" || typeof val
 
 /** One row of `table` as the export writes it. */
 export const exportRow = (table: string, row: Readonly<Record<string, unknown>>): Record<string, unknown> => {
-  const columns = EXPORT_COLUMNS[table] ?? {}
+  const columns: Partial<ExportColumns> = EXPORT_COLUMNS[table] ?? {}
   const out: Record<string, unknown> = {}
   for (const [column, value] of Object.entries(row)) {
     if (columns.withheld?.includes(column)) continue
@@ -59,4 +69,13 @@ export const exportRow = (table: string, row: Readonly<Record<string, unknown>>)
       : value
   }
   return out
+}
+
+/** The `order by` list of `table`'s export; on Postgres its text keys take the C collation, which orders UTF-8 by bytes. */
+export const exportOrder = (table: string, dialect: "pg" | "sqlite"): string => {
+  const columns = EXPORT_COLUMNS[table]
+  if (columns === undefined) throw new Error(`tenant table ${table} has no export order`)
+  return columns.orderBy
+    .map((column) => (dialect === "pg" && columns.byteOrder?.includes(column) ? `${column} collate "C"` : column))
+    .join(", ")
 }

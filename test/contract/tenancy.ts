@@ -301,6 +301,41 @@ export const tenancySuite = <E>(name: string, storage: Layer.Layer<Storage | Sql
       expect(Object.keys(tables.events[0]).sort()).toEqual(["actorId", "actorType", "createdAt", "entityId", "entityType", "id", "name", "organizationId", "payload"])
     }))
 
+  it.effect("exports each table's rows in the order of its key, text keys by their bytes, whatever order they were written in", () =>
+    Effect.gen(function*() {
+      const doomed = yield* newTenant
+      const inDoomed = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.provideService(e, CurrentTenant, doomed.tenant)
+      yield* inDoomed(Effect.gen(function*() {
+        const { family } = yield* schemaFixture
+        // Slugs against the ids' order, so that a read through the slug index comes out of order.
+        for (const [i, slug] of ["zulu", "yankee", "x-ray", "whiskey"].entries()) {
+          yield* (yield* Products).create({ familyId: family.id, name: slug, slug, tags: ["zeta", "äpfel", "a-b", "ab", `t${9 - i}`] })
+          yield* (yield* Brands).create({ name: `Brand ${slug}` })
+        }
+      }))
+      // Pending invites are one per organization through the API; these stand for many, in no order.
+      const sql = yield* SqlClient.SqlClient
+      const emails = ["zed@x.test", "äb@x.test", "ab@x.test", "a_b@x.test", "a.b@x.test", "Ab@x.test"]
+      for (const email of emails) {
+        yield* sql`insert into invites ${sql.insert({ organizationId: doomed.organization.id, email, role: "editor", createdAt: "2026-01-01T00:00:00.000Z" })}`.pipe(Effect.orDie)
+      }
+      const result = yield* inDoomed((yield* Organizations).delete(doomed.organization.id, doomed.organization.slug))
+      const text = new TextDecoder().decode(yield* (yield* BlobStore).get(result.exportKey).pipe(Effect.map((b) => b ?? new Uint8Array())))
+      const tables: Record<string, ReadonlyArray<Record<string, string>>> = JSON.parse(text).tables
+      const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+      const sortedBy = (rows: ReadonlyArray<Record<string, string>>, keys: ReadonlyArray<string>) =>
+        [...rows].sort((a, b) => keys.reduce((order, key) => order || byBytes(a[key]!, b[key]!), 0))
+      const keys: Record<string, ReadonlyArray<string>> = {
+        products: ["id"], brands: ["id"], attributes: ["id"], product_tags: ["productId", "tag"],
+        family_attributes: ["familyId", "attributeId"], invites: ["email"]
+      }
+      for (const [table, key] of Object.entries(keys)) {
+        expect(tables[table]!.length, table).toBeGreaterThan(1)
+        expect(tables[table], table).toEqual(sortedBy(tables[table]!, key))
+      }
+      expect(tables.invites!.map((i) => i.email)).toEqual(["Ab@x.test", "a.b@x.test", "a_b@x.test", "ab@x.test", "zed@x.test", "äb@x.test"])
+    }))
+
   it.effect("deletes a tenant once under concurrent deletions and writes, exporting every row it deletes", () =>
     Effect.gen(function*() {
       const doomed = yield* newTenant
