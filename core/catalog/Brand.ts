@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Name, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, SearchQuery, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 import { AttributeValuesField, StoredAttributeValues } from "./Category.js"
 
 /** A brand; its name is unique per organization, ignoring case. */
@@ -31,6 +31,6 @@ export type UpdateBrand = typeof UpdateBrand.Type
 
 /** `GET /v1/brands`: `q` matches part of the name or slug ignoring case; other keys are 422. */
 export const ListBrandsQuery = Schema.Struct({
-  q: Schema.optional(Schema.String)
+  q: Schema.optional(SearchQuery)
 }).annotations(strict)
 export type ListBrandsQuery = typeof ListBrandsQuery.Type

@@ -1,5 +1,5 @@
 import { JSONSchema, Schema } from "effect"
-import { Name, OpenObject, Position, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
+import { Name, OpenObject, Position, SearchQuery, Slug, strict, Timestamp, Uuid } from "../shared/Fields.js"
 
 /** Attribute values as written: code -> entries, checked against the family by the use case. */
 export const AttributeValuesField = OpenObject({
@@ -77,6 +77,6 @@ export type UpdateCategory = typeof UpdateCategory.Type
 /** `GET /v1/categories`: children of `parentId` (all when absent), `q` in name or slug. */
 export const ListCategoriesQuery = Schema.Struct({
   parentId: Schema.optional(Uuid),
-  q: Schema.optional(Schema.String)
+  q: Schema.optional(SearchQuery)
 }).annotations(strict)
 export type ListCategoriesQuery = typeof ListCategoriesQuery.Type

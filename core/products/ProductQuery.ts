@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { canonicalTags, MAX_TAGS } from "../catalog/Tags.js"
-import { DateTimeString, IntegerParam, isUuid, maxCharacters, NonEmptyString, NumberText, strict, Uuid } from "../shared/Fields.js"
+import { DateTimeString, IntegerParam, isUuid, NonEmptyString, NumberText, SearchQuery, strict, Uuid } from "../shared/Fields.js"
 import { ProductStatus, ScopeQueryFields } from "./Product.js"
 
 /** A query boolean: `true`, `false`, `1` or `0`. */
@@ -46,11 +46,6 @@ const Ids = Schema.transform(OneOrMore("at most 500 ids, repeated or comma-separ
   })
 )
 
-/** A search of at most 200 characters: more words than that describe no product better. */
-const MAX_QUERY_LENGTH = 200
-
-const Query = Schema.String.pipe(maxCharacters(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`))
-
 /**
  * No product carries more than 50 tags, so a filter naming more could match nothing. Counted
  * once canonicalized, as the filter compares them: `Sale` and `sale` are one tag.
@@ -66,7 +61,7 @@ export type SortBy = typeof SortBy.Type
 /** The filters shared by the list and the facets. */
 const filterFields = {
   status: Schema.optional(ProductStatus),
-  q: Schema.optional(Query),
+  q: Schema.optional(SearchQuery),
   slug: Schema.optional(NonEmptyString),
   familyId: Schema.optional(Uuid),
   categoryId: Schema.optional(Uuid),

@@ -96,6 +96,12 @@ export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: 
 export const maxCharacters = (max: number, message: string) => <I, R>(self: Schema.Schema<string, I, R>) =>
   self.pipe(Schema.filter((s) => Array.from(s).length <= max, { message: () => message, jsonSchema: { maxLength: max } }))
 
+/** How long a search (`q`) may be: more words than that describe no record better. */
+export const MAX_QUERY_LENGTH = 200
+
+/** The `q` of every list that searches: products, categories, brands. */
+export const SearchQuery = Schema.String.pipe(maxCharacters(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`))
+
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /**

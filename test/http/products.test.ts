@@ -257,6 +257,15 @@ describe("products over HTTP", () => {
 })
 
 describe("categories and brands over HTTP", () => {
+  it("caps q of the category and brand lists as the product list does", async () => {
+    const product = await t.req("GET", `/v1/products?q=${"a".repeat(201)}`)
+    for (const path of ["/v1/categories", "/v1/brands"]) {
+      expect((await t.req("GET", `${path}?q=${"a".repeat(200)}`)).status).toBe(200)
+      const r = await t.req("GET", `${path}?q=${"a".repeat(201)}`)
+      expect([path, r.status, r.json.error]).toEqual([path, 422, product.json.error])
+    }
+  })
+
   it("refuses unknown category list parameters naming the key, and a brand name taken", async () => {
     for (const path of ["/v1/categories?sort=name", "/v1/brands?sort=name"]) {
       const r = await t.req("GET", path)
