@@ -23,6 +23,12 @@ import { keepUnchanged } from "../shared/Unchangeable.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
 import { withRecordIds } from "../shared/RecordIds.js"
 
+/**
+ * A subscription is a set: a pattern sent twice is kept once, in the order first sent (as tags
+ * are), on install and on update alike, so a connector read back shows each pattern once.
+ */
+const distinct = (patterns: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(patterns)]
+
 /** Headless connectors: installs that receive the organization's events as signed webhooks. */
 export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
   readonly list: Effect.Effect<ReadonlyArray<Connector>, never, CurrentTenant>
@@ -70,7 +76,7 @@ export const makeConnectors = Effect.gen(function*() {
             name: input.name,
             destinationUrl: input.config.destination_url,
             secret: input.config.secret,
-            events: input.config.events ?? DEFAULT_SUBSCRIPTION,
+            events: distinct(input.config.events ?? DEFAULT_SUBSCRIPTION),
             extraHeaders: input.config.extra_headers ?? {},
             createdAt: at,
             updatedAt: at
@@ -95,7 +101,7 @@ export const makeConnectors = Effect.gen(function*() {
           [["config", "destination_url"], input.config?.destination_url, before.destinationUrl],
           [["config", "extra_headers"], input.config?.extra_headers, before.extraHeaders]
         ], sameJson)
-        const events = input.config?.events
+        const events = input.config?.events === undefined ? undefined : distinct(input.config.events)
         const changed: Array<string> = []
         if (input.name !== undefined && input.name !== before.name) changed.push("name")
         if (events !== undefined && !sameJson(events, before.events)) changed.push("config.events")

@@ -56,6 +56,20 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect((await t.req("GET", "/v1/connectors/not-a-uuid")).status).toBe(422)
   })
 
+  it("keeps each event pattern once, in the order first sent, on install and on update alike", async () => {
+    const created = await install({ destination_url: receiver.url("/twice"), events: ["brand.*", "product.created", "brand.*"] })
+    expect([created.status, created.json.config.events]).toEqual([201, ["brand.*", "product.created"]])
+    const id: string = created.json.id
+    const patched = await t.req("PATCH", `/v1/connectors/${id}`, { body: { config: { events: ["variant.*", "variant.*", "brand.*"] } } })
+    expect([patched.status, patched.json.config.events]).toEqual([200, ["variant.*", "brand.*"]])
+    expect((await t.req("GET", `/v1/connectors/${id}`)).json.config.events).toEqual(["variant.*", "brand.*"])
+    // The same set sent again with a pattern repeated changes nothing.
+    const again = await t.req("PATCH", `/v1/connectors/${id}`, { body: { config: { events: ["variant.*", "brand.*", "brand.*"] } } })
+    expect([again.status, again.json.updatedAt]).toEqual([200, patched.json.updatedAt])
+    const [latest] = (await t.req("GET", `/v1/audit-log?entity_type=connector&entity_id=${id}&action=updated`)).json.data
+    expect(latest.payload.changed_fields).toEqual([])
+  })
+
   it.each([
     ["a secret shorter than 16 characters", { destination_url: "http://127.0.0.1:9/h", secret: "123456789012345" }, ["config", "secret"]],
     ["a secret of 8 characters in 16 UTF-16 units", { destination_url: "http://127.0.0.1:9/h", secret: "\u{1F511}".repeat(8) }, ["config", "secret"]],
