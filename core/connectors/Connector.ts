@@ -17,6 +17,16 @@ const isHttpUrl = (s: string): boolean => {
   return (protocol === "http:" || protocol === "https:") && hostname.length > 0
 }
 
+/**
+ * The address as the URL standard writes it (`http://EXAMPLE.com:80/a/../b` is
+ * `http://example.com/b`, a percent-encoded or numeric IPv4 host its dotted form): the one
+ * stored, shown and judged, so what is read back is where deliveries go.
+ */
+export const canonicalUrl = (s: string): string => new URL(s).href
+
+/** `url` written canonically when it is a URL; anything else as it is, for comparing what a client sends back. */
+export const asCanonicalUrl = (url: unknown): unknown => (typeof url === "string" && URL.canParse(url) ? canonicalUrl(url) : url)
+
 const hasCredentials = (s: string): boolean => {
   const { username, password } = new URL(s)
   return username.length > 0 || password.length > 0
@@ -31,6 +41,8 @@ export const DestinationUrl = Schema.String.pipe(
   // The URL parser would drop them, yet the address would be shown as sent.
   Schema.filter((s) => !/[\s\p{Cc}]/u.test(s), { message: () => "must not hold white space or control characters" }),
   Schema.filter(isHttpUrl, { message: () => "must be an absolute http or https URL" }),
+  // Stored canonically, where punycode and percent-encoding can make it longer than sent.
+  Schema.filter((s) => canonicalUrl(s).length <= 2048, { message: () => "must be at most 2048 characters once written canonically" }),
   Schema.filter((s) => !hasCredentials(s), { message: () => "must not carry a user name or password; send credentials in extra_headers" }),
   // No connection can be made to it: every delivery would fail.
   Schema.filter((s) => new URL(s).port !== "0", { message: () => "must not name port 0" })

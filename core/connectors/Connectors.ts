@@ -8,6 +8,8 @@ import { CurrentTenant } from "../tenancy/Actor.js"
 import { deliver } from "../webhooks/Deliver.js"
 import { WebhookSender } from "../webhooks/WebhookSender.js"
 import {
+  asCanonicalUrl,
+  canonicalUrl,
   type Connector,
   type ConnectorRecord,
   type Delivery,
@@ -63,7 +65,8 @@ export const makeConnectors = Effect.gen(function*() {
 
   const install = (input: InstallConnector) =>
     Effect.gen(function*() {
-      yield* sender.checkDestination(input.config.destination_url).pipe(
+      const destinationUrl = canonicalUrl(input.config.destination_url)
+      yield* sender.checkDestination(destinationUrl).pipe(
         Effect.mapError((e) => ValidationFailed.one(["config", "destination_url"], e.reason, "destination_refused"))
       )
       const record = yield* inTenant((organizationId) =>
@@ -74,7 +77,7 @@ export const makeConnectors = Effect.gen(function*() {
             organizationId,
             type: "headless",
             name: input.name,
-            destinationUrl: input.config.destination_url,
+            destinationUrl,
             secret: input.config.secret,
             events: distinct(input.config.events ?? DEFAULT_SUBSCRIPTION),
             extraHeaders: input.config.extra_headers ?? {},
@@ -98,7 +101,8 @@ export const makeConnectors = Effect.gen(function*() {
         const before = yield* Effect.flatMap(repo.findById(organizationId, id), found(id))
         yield* keepUnchanged([
           ["type", input.type, before.type],
-          [["config", "destination_url"], input.config?.destination_url, before.destinationUrl],
+          // Compared as written canonically: connectors installed up to 0.40.0 keep the address as typed.
+          [["config", "destination_url"], asCanonicalUrl(input.config?.destination_url), asCanonicalUrl(before.destinationUrl)],
           [["config", "extra_headers"], input.config?.extra_headers, before.extraHeaders]
         ], sameJson)
         const events = input.config?.events === undefined ? undefined : distinct(input.config.events)

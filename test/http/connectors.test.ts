@@ -70,6 +70,26 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     expect(latest.payload.changed_fields).toEqual([])
   })
 
+  it("stores and shows the destination as the URL standard writes it, and judges that host", async () => {
+    const canonical = receiver.url("/canonical")
+    const { port } = new URL(canonical)
+    for (const typed of [`HTTP://%31%32%37.0.0.1:${port}/x/../canonical`, `http://0x7f.0.0.1:${port}/canonical`, `http://2130706433:${port}/./canonical`]) {
+      const created = await install({ destination_url: typed })
+      expect([typed, created.status, created.json.config?.destination_url]).toEqual([typed, 201, canonical])
+      const id: string = created.json.id
+      expect((await t.req("GET", `/v1/connectors/${id}`)).json.config.destination_url).toBe(canonical)
+      // Sent back as typed or as shown, it is the same address.
+      for (const destination_url of [typed, canonical]) {
+        expect((await t.req("PATCH", `/v1/connectors/${id}`, { body: { config: { destination_url } } })).status).toBe(200)
+      }
+      expect((await t.req("DELETE", `/v1/connectors/${id}`)).status).toBe(204)
+    }
+    for (const typed of ["http://%31%30.0.0.1/h", "http://%31%32%37.0.0.2/h", "http://LOCALHOST./h", "http://loc%61lhost/h", "http://[0:0:0:0:0:0:0:1]/h"]) {
+      const refused = await install({ destination_url: typed })
+      expect([typed, refused.status, refused.json.error.details.issues[0].path]).toEqual([typed, 422, ["config", "destination_url"]])
+    }
+  })
+
   it.each([
     ["a secret shorter than 16 characters", { destination_url: "http://127.0.0.1:9/h", secret: "123456789012345" }, ["config", "secret"]],
     ["a secret of 8 characters in 16 UTF-16 units", { destination_url: "http://127.0.0.1:9/h", secret: "\u{1F511}".repeat(8) }, ["config", "secret"]],
@@ -86,6 +106,7 @@ describe("HTTP: connectors, webhooks and the audit log", () => {
     ["a digest of a body the service writes", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Digest: "sha-256=x" } }, ["config", "extra_headers", "Digest"]],
     ["a header value outside printable ASCII", { destination_url: "http://127.0.0.1:9/h", extra_headers: { "X-Note": "\u20acuro" } }, ["config", "extra_headers", "X-Note"]],
     ["a Trailer header, which a delivery with a length cannot carry", { destination_url: "http://127.0.0.1:9/h", extra_headers: { Trailer: "X-Foo" } }, ["config", "extra_headers", "Trailer"]],
+    ["a destination of 2048 characters or fewer as sent but more once percent-encoded", { destination_url: `http://127.0.0.1:9/${"\u00e9".repeat(1000)}` }, ["config", "destination_url"]],
     ["a destination with white space around it", { destination_url: " http://127.0.0.1:9/h\t" }, ["config", "destination_url"]],
     ["a destination without the `//` the URL parser would add", { destination_url: "http:203.0.113.10/h" }, ["config", "destination_url"]],
     ["a destination with one slash after the scheme", { destination_url: "https:/203.0.113.10/h" }, ["config", "destination_url"]],
