@@ -200,6 +200,22 @@ const repeatedLocales = (label: Readonly<Record<string, string>>): Array<string>
 }
 
 /**
+ * BCP 47 (RFC 5646, 4.4.1) has implementations take tags of at most 35 characters, which every
+ * registered language, script and region combination fits. A locale holds no white space or
+ * control character: ` en` or `en\n` would be one no request asks for.
+ */
+export const MAX_LOCALE_LENGTH = 35
+
+const localeKeyProblem = (key: string): string | undefined =>
+  key.length === 0
+    ? "must name a locale"
+    : Array.from(key).length > MAX_LOCALE_LENGTH
+    ? `must name a locale of at most ${MAX_LOCALE_LENGTH} characters`
+    : BLANK_OR_CONTROL.test(key)
+    ? "must name a locale, without white space or control characters"
+    : undefined
+
+/**
  * A label as written: one key per locale, each naming one. A locale is one locale whatever its
  * case, so `en-US` and `en-us` in one label would leave which text `?locale=en-us` reads to the
  * order a database keeps the keys in (SQLite one answer, Postgres the other). An empty key names
@@ -207,6 +223,9 @@ const repeatedLocales = (label: Readonly<Record<string, string>>): Array<string>
  * in code point order would show its text.
  */
 export const LabelInput = LocalizedLabel.pipe(Schema.filter((label) => [
-  ...(Object.hasOwn(label, "") ? [{ path: [""], message: "must name a locale" }] : []),
+  ...Object.keys(label).flatMap((key): Array<Schema.FilterIssue> => {
+    const problem = localeKeyProblem(key)
+    return problem === undefined ? [] : [{ path: [key], message: problem }]
+  }),
   ...repeatedLocales(label).map((key): Schema.FilterIssue => ({ path: [key], message: `names the locale ${shown(key.toLowerCase())} again` }))
-], { jsonSchema: { propertyNames: { type: "string", minLength: 1, not: { const: "__proto__" } } } }))
+], { jsonSchema: { propertyNames: { type: "string", minLength: 1, maxLength: MAX_LOCALE_LENGTH, not: { const: "__proto__" } } } }))

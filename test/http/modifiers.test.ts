@@ -34,12 +34,17 @@ describe("modifiers over HTTP", () => {
     expect(patched.status).toBe(422)
     expect((await t.req("GET", `/v1/modifiers/${created.json.id}`)).json.options).toEqual(options({ "en-US": "Gift" }))
   })
-  it("names a locale given twice by its start", async () => {
+  it("names a locale given twice, and refuses a key too long to be one", async () => {
     const t = await host.tenant()
+    const longest = "l".repeat(35)
+    const twice = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: [{ value: "gift", label: { [longest]: "a", [longest.toUpperCase()]: "b" } }] } })
+    expect([twice.status, twice.json.error.details.issues]).toEqual([422, [
+      { path: ["options", 0, "label", longest.toUpperCase()], message: `names the locale ${longest} again`, code: "invalid" }
+    ]])
     const long = "l".repeat(3_000)
-    const r = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: [{ value: "gift", label: { [long]: "a", [long.toUpperCase()]: "b" } }] } })
+    const r = await t.req("POST", "/v1/modifiers", { body: { code: "wrap", name: "Wrap", type: "select", options: [{ value: "gift", label: { [long]: "a" } }] } })
     expect([r.status, r.json.error.details.issues]).toEqual([422, [
-      { path: ["options", 0, "label", long.toUpperCase()], message: `names the locale ${long.slice(0, 200)}… again`, code: "invalid" }
+      { path: ["options", 0, "label", long], message: "must name a locale of at most 35 characters", code: "invalid" }
     ]])
   })
 

@@ -130,6 +130,19 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("GET", `/v1/attribute-families/${family.json.id}`)).json.label).toEqual({ fr: "Famille" })
   })
 
+  it("refuses a label key longer than 35 characters or holding white space, which names no locale", async () => {
+    const issues = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown }) => i.path)]
+    const long = "en-" + "x".repeat(33)
+    for (const key of [long, " ", "en US", "en\n"]) {
+      const label = { [key]: "Text", en: "Text" }
+      expect(issues(await t.req("POST", "/v1/attribute-groups", { body: { code: "odd_locale_group", label } }))).toEqual([422, [["label", key]]])
+      expect(issues(await t.req("POST", "/v1/attributes", { body: { code: "odd_locale_attr", label, type: "text" } }))).toEqual([422, [["label", key]]])
+      expect(issues(await t.req("POST", "/v1/attribute-families", { body: { code: "odd_locale_family", label } }))).toEqual([422, [["label", key]]])
+    }
+    const longest = "en-" + "x".repeat(32)
+    expect((await t.req("POST", "/v1/attribute-groups", { body: { code: "odd_locale_group", label: { [longest]: "Text", "zh-Hant-TW": "Text" } } })).status).toBe(201)
+  })
+
   it("answers 422 for a taken code or a second attachment, and 404 for another organization's attribute", async () => {
     const body = { code: "dup", label: {}, type: "text" }
     const first = await t.req("POST", "/v1/attributes", { body })
