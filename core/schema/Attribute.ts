@@ -20,7 +20,7 @@ export const requirementOfIsRequired = (isRequired: boolean): Requirement => (is
 
 export const ValidationRules = OpenObject({
   identifier: "ValidationRules",
-  description: "free-form rules; minLength, maxLength, pattern, min, max, options, units and currencies are honoured",
+  description: "free-form rules; minLength, maxLength, pattern, min, max, options, units and currencies are honoured and must be readable (null sets none)",
   message: "must be an object"
 }).pipe(Schema.filter(isJsonValue, { message: () => "must hold only JSON values: a number such as 1e400 does not fit a double" }))
 

@@ -23,8 +23,7 @@ import { actorId, now, tenantTransaction } from "../shared/Tenant.js"
 import { sameJson } from "../shared/CanonicalJson.js"
 import { PatternTimer, valueChecks } from "./PatternTimer.js"
 import { MediaRepository } from "../media/MediaRepository.js"
-import { compilePattern } from "./Pattern.js"
-import { shown } from "../shared/Preview.js"
+import { ruleIssues } from "./RuleShapes.js"
 import { withRecordIds } from "../shared/RecordIds.js"
 
 export class Attributes extends Context.Tag("catalog/Attributes")<Attributes, {
@@ -69,15 +68,10 @@ const checkedDefault = (timer: typeof PatternTimer.Service, a: DefaultOf) =>
     onRight: (value): Effect.Effect<unknown, ValidationFailed> => Effect.succeed(value)
   })
 
-/**
- * A `pattern` the values will be checked against must compile (see `compilePattern`): one that
- * does not would never refuse a value. The other rules are free-form, kept as sent.
- */
+/** Honoured rules must be readable (see `ruleIssues`); the other keys are free-form, kept as sent. */
 const checkRules = (validation: Readonly<Record<string, unknown>> | null | undefined) => {
-  const pattern = validation?.["pattern"]
-  return typeof pattern === "string" && compilePattern(pattern) === undefined
-    ? Effect.fail(ValidationFailed.one(["validation", "pattern"], `is not a regular expression: ${shown(pattern)}`, "invalid_pattern"))
-    : Effect.void
+  const issues = ruleIssues(validation)
+  return issues.length > 0 ? Effect.fail(ValidationFailed.of(issues)) : Effect.void
 }
 
 export const makeAttributes = Effect.gen(function*() {

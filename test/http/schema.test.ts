@@ -143,6 +143,27 @@ describe("HTTP: the run-time schema", () => {
     expect((await t.req("POST", "/v1/attribute-groups", { body: { code: "odd_locale_group", label: { [longest]: "Text", "zh-Hant-TW": "Text" } } })).status).toBe(201)
   })
 
+  it("refuses an honoured validation rule no check could read, naming it, and keeps keys of the client's own", async () => {
+    const issues = (r: { status: number; json: any }) => [r.status, r.json.error?.details?.issues?.map((i: { path: unknown; code: string }) => [i.path, i.code])]
+    const validation = { maxLength: "10", minLength: -1, pattern: 5, min: true, max: {}, options: "red", units: [1], currencies: "EUR", hint: "free" }
+    const refused = await t.req("POST", "/v1/attributes", { body: { code: "odd_rules", label: { en: "x" }, type: "text", validation } })
+    expect(issues(refused)).toEqual([422, [
+      [["validation", "pattern"], "invalid_type"],
+      [["validation", "minLength"], "invalid_type"],
+      [["validation", "maxLength"], "invalid_type"],
+      [["validation", "min"], "invalid_type"],
+      [["validation", "max"], "invalid_type"],
+      [["validation", "options"], "invalid_type"],
+      [["validation", "units"], "invalid_type"],
+      [["validation", "currencies"], "invalid_type"]
+    ]])
+    const kept = { maxLength: 10, minLength: null, min: "2024-01-01", max: 5, options: [{ code: "red" }], hint: { shown: true } }
+    const created = await t.req("POST", "/v1/attributes", { body: { code: "odd_rules", label: { en: "x" }, type: "text", validation: kept } })
+    expect([created.status, created.json.validation]).toEqual([201, kept])
+    const patched = await t.req("PATCH", `/v1/attributes/${created.json.id}`, { body: { validation: { maxLength: 1.5 } } })
+    expect(issues(patched)).toEqual([422, [[["validation", "maxLength"], "invalid_type"]]])
+  })
+
   it("answers 422 for a taken code or a second attachment, and 404 for another organization's attribute", async () => {
     const body = { code: "dup", label: {}, type: "text" }
     const first = await t.req("POST", "/v1/attributes", { body })
