@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { lookup as dnsLookup } from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
@@ -124,62 +124,69 @@ export const make = (options: HttpWebhookSenderOptions) => {
   const send = (request: WebhookRequest): Effect.Effect<WebhookOutcome> => {
     const problem = precheck(request.url)
     if (problem !== undefined) return Effect.succeed({ status: null, error: problem })
-    return Effect.async<WebhookOutcome>((resume) => {
-      const url = new URL(request.url)
-      const client = url.protocol === "https:" ? https : http
-      let settled = false
-      let status: number | null = null
-      const finish = (outcome: WebhookOutcome) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        req.destroy()
-        resume(Effect.succeed(outcome))
-      }
-      let req: http.ClientRequest
-      try {
-        req = client.request(url, {
-          method: "POST",
-          headers: { ...request.headers, "Content-Length": String(request.body.byteLength) },
-          lookup,
-          agent: false
-        }, onResponse)
-      } catch (e) {
-        // Node refuses some header values synchronously; that is this delivery's outcome.
-        resume(Effect.succeed({ status: null, error: e instanceof Error ? e.message : String(e) }))
-        return
-      }
-      function onResponse(res: http.IncomingMessage) {
-        status = res.statusCode ?? null
-        let received = 0
-        res.on("data", (chunk: Buffer) => {
-          received += chunk.byteLength
-          // Enough read: the status decides, as for any answer; the rest is not waited for.
-          if (received > maxResponseBytes) finish({ status, error: null })
+    // The timeout sleeps on the fiber's clock, so that a test decides when an attempt runs out,
+    // and on a fiber of its own: a child would be interrupted with a dispatcher stopping
+    // mid-send, and the attempt, which it sends uninterruptibly, would then never time out.
+    return Effect.clockWith((clock) =>
+      Effect.async<WebhookOutcome>((resume) => {
+        const url = new URL(request.url)
+        const client = url.protocol === "https:" ? https : http
+        let settled = false
+        let status: number | null = null
+        const finish = (outcome: WebhookOutcome) => {
+          if (settled) return
+          settled = true
+          stopTimer()
+          req.destroy()
+          resume(Effect.succeed(outcome))
+        }
+        let req: http.ClientRequest
+        try {
+          req = client.request(url, {
+            method: "POST",
+            headers: { ...request.headers, "Content-Length": String(request.body.byteLength) },
+            lookup,
+            agent: false
+          }, onResponse)
+        } catch (e) {
+          // Node refuses some header values synchronously; that is this delivery's outcome.
+          resume(Effect.succeed({ status: null, error: e instanceof Error ? e.message : String(e) }))
+          return
+        }
+        function onResponse(res: http.IncomingMessage) {
+          status = res.statusCode ?? null
+          let received = 0
+          res.on("data", (chunk: Buffer) => {
+            received += chunk.byteLength
+            // Enough read: the status decides, as for any answer; the rest is not waited for.
+            if (received > maxResponseBytes) finish({ status, error: null })
+          })
+          res.on("end", () => finish({ status, error: null }))
+          res.on("error", (e) => finish({ status, error: e.message }))
+        }
+        const stopTimer = Effect.runCallback(clock.sleep(Duration.millis(timeoutMs)), {
+          onExit: () => finish({ status, error: `timed out after ${timeoutMs} ms` })
         })
-        res.on("end", () => finish({ status, error: null }))
-        res.on("error", (e) => finish({ status, error: e.message }))
-      }
-      const timer = setTimeout(() => finish({ status, error: `timed out after ${timeoutMs} ms` }), timeoutMs)
-      req.on("error", (e) => finish({ status, error: e.message }))
-      // A 101 comes as an upgrade, never as a response: without this, Node drops the socket
-      // silently and the attempt would wait out its timeout although the receiver answered.
-      req.on("upgrade", (res: http.IncomingMessage, socket: Duplex) => {
-        socket.destroy()
-        finish({ status: res.statusCode ?? null, error: null })
+        req.on("error", (e) => finish({ status, error: e.message }))
+        // A 101 comes as an upgrade, never as a response: without this, Node drops the socket
+        // silently and the attempt would wait out its timeout although the receiver answered.
+        req.on("upgrade", (res: http.IncomingMessage, socket: Duplex) => {
+          socket.destroy()
+          finish({ status: res.statusCode ?? null, error: null })
+        })
+        try {
+          req.end(request.body)
+        } catch (e) {
+          // Node checks some headers only as it writes them (`Trailer` beside a length).
+          finish({ status: null, error: e instanceof Error ? e.message : String(e) })
+        }
+        return Effect.sync(() => {
+          settled = true
+          stopTimer()
+          req.destroy()
+        })
       })
-      try {
-        req.end(request.body)
-      } catch (e) {
-        // Node checks some headers only as it writes them (`Trailer` beside a length).
-        finish({ status: null, error: e instanceof Error ? e.message : String(e) })
-      }
-      return Effect.sync(() => {
-        settled = true
-        clearTimeout(timer)
-        req.destroy()
-      })
-    })
+    )
   }
 
   return WebhookSender.of({ checkDestination, send })

@@ -1,10 +1,12 @@
 import { verify } from "@octokit/webhooks-methods"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber, Queue, TestClock } from "effect"
 import { createServer } from "node:net"
 import * as NodeCrypto from "../../adapters/crypto/NodeCrypto.js"
 import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
 import { signature } from "../../core/webhooks/WebhookMessage.js"
+import type { WebhookOutcome } from "../../core/webhooks/WebhookSender.js"
+import { clientResponses } from "../support/ClientResponses.js"
 import { type Receiver, startReceiver } from "../support/Receiver.js"
 
 const body = (text: string) => new TextEncoder().encode(text)
@@ -136,6 +138,22 @@ describe("the HTTP webhook sender", () => {
       expect(outcome.status).toBeNull()
       expect(outcome.error).toContain("timed out")
     }))
+
+  it.effect("runs out on the clock of the fiber sending, also for a sender stopped while it waits uninterruptibly", () =>
+    Effect.gen(function*() {
+      receiver.answer("/stopped", { stall: true })
+      const statuses = yield* clientResponses(receiver.port, "/stopped")
+      const sender = HttpWebhookSender.make({ allowedPrivateAddresses: ["127.0.0.1/32"], timeoutMs: 60_000 })
+      const outcome = yield* Deferred.make<WebhookOutcome>()
+      const sending = yield* Effect.fork(Effect.uninterruptible(
+        Effect.flatMap(sender.send(request(receiver.url("/stopped"))), (o) => Deferred.succeed(outcome, o))
+      ))
+      expect(yield* Queue.take(statuses)).toBe(200)
+      yield* Effect.fork(Fiber.interrupt(sending))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Deferred.await(outcome)).toEqual({ status: 200, error: "timed out after 60000 ms" })
+    }).pipe(Effect.scoped))
 
   it.live("stops reading an answer larger than its bound, and takes its status as for any answer", () =>
     Effect.gen(function*() {
