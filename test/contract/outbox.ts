@@ -1,7 +1,7 @@
 import { verify } from "@octokit/webhooks-methods"
 import { SqlClient } from "@effect/sql"
 import { assert, expect, layer } from "@effect/vitest"
-import { Array as Arr, Cause, Deferred, Effect, Exit, Fiber, type Layer, Logger, LogLevel, Schema, TestClock, TestServices } from "effect"
+import { Array as Arr, Cause, Deferred, Effect, Exit, Fiber, type Layer, Logger, LogLevel, Queue, Schema, TestClock, TestServices } from "effect"
 import { IntColumn } from "../../adapters/sql/Columns.js"
 import type { Storage } from "../../adapters/sql/SqlStorage.js"
 import * as HttpWebhookSender from "../../adapters/webhooks/HttpWebhookSender.js"
@@ -19,6 +19,7 @@ import { Organizations } from "../../core/tenancy/Organizations.js"
 import { runDispatcher } from "../../core/webhooks/Dispatcher.js"
 import { WebhookSender } from "../../core/webhooks/WebhookSender.js"
 import { catalogOver, newTenant } from "../support/Catalog.js"
+import { clientResponses } from "../support/ClientResponses.js"
 import { type Receiver, startReceiver } from "../support/Receiver.js"
 import { steppingClock } from "../support/SteppingClock.js"
 
@@ -391,25 +392,41 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
         }))))
 
     it.effect("holds off a connector whose receiver sends a status and then stalls, as one that never answers", () =>
-      TestServices.provideLive(withReceiver((receiver) =>
-        Effect.gen(function*() {
-          const { organization, tenant } = yield* newTenant
-          const crypto = yield* Crypto
-          const connectors = yield* Connectors
-          receiver.answer("/stalled", { stall: true })
-          const stalled = yield* install(tenant, receiver.url("/stalled"), ["brand.*"])
-          for (let i = 0; i < 5; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
-          const log = Effect.map(inTenant(tenant, connectors.deliveries(stalled.id, 50, 0)), (page) => page.data)
-          const sender = HttpWebhookSender.layer({ allowedPrivateAddresses: ["127.0.0.1/32"], timeoutMs: 150 })
-          yield* Effect.scoped(Effect.gen(function*() {
-            yield* Effect.forkScoped(runDispatcher({ pollInterval: "50 millis", holdOff: "1 hour" }).pipe(Effect.provide(sender)))
-            yield* eventually(Effect.map(log, (attempts) => attempts.length === 3))
-            yield* Effect.sleep("600 millis")
-            const attempts = yield* log
-            expect(attempts.map((a) => [a.status, a.ok, a.error])).toEqual([0, 1, 2].map(() => [200, false, "timed out after 150 ms"]))
-          }))
-          expect(yield* queued(organization.id)).toBe(2)
-        }))))
+      Effect.gen(function*() {
+        // The sender's timeout runs on this clock: an attempt runs out only once its status is in.
+        const clock = yield* TestClock.testClock()
+        yield* TestServices.provideLive(withReceiver((receiver) =>
+          Effect.gen(function*() {
+            const { organization, tenant } = yield* newTenant
+            const crypto = yield* Crypto
+            const connectors = yield* Connectors
+            receiver.answer("/stalled", { stall: true })
+            const stalled = yield* install(tenant, receiver.url("/stalled"), ["brand.*"])
+            for (let i = 0; i < 5; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+            const log = Effect.map(inTenant(tenant, connectors.deliveries(stalled.id, 50, 0)), (page) => page.data)
+            const http = HttpWebhookSender.make({ allowedPrivateAddresses: ["127.0.0.1/32"], timeoutMs: 60_000 })
+            const sender = WebhookSender.of({ ...http, send: (request) => Effect.withClock(http.send(request), clock) })
+            yield* Effect.scoped(Effect.gen(function*() {
+              const statuses = yield* clientResponses(receiver.port, "/stalled")
+              yield* Effect.forkScoped(
+                runDispatcher({ pollInterval: "50 millis", holdOff: "1 hour" }).pipe(Effect.provideService(WebhookSender, sender))
+              )
+              // A dispatcher stops only once its attempt ends: one still waiting fails the test, not hangs it.
+              yield* Effect.addFinalizer(() => clock.adjust("1 hour"))
+              for (const sent of [1, 2, 3]) {
+                expect(yield* Queue.take(statuses)).toBe(200)
+                yield* clock.adjust("1 minute")
+                yield* eventually(Effect.map(log, (attempts) => attempts.length === sent))
+              }
+              // Several claims later, the three unanswered in a row still hold it off.
+              yield* Effect.sleep("500 millis")
+              expect(receiver.received.filter((r) => r.path === "/stalled").length).toBe(3)
+              const attempts = yield* log
+              expect(attempts.map((a) => [a.status, a.ok, a.error])).toEqual([0, 1, 2].map(() => [200, false, "timed out after 60000 ms"]))
+            }))
+            expect(yield* queued(organization.id)).toBe(2)
+          })))
+      }))
 
     it.effect("serves a connector for one slice at a time, so that a slow receiver takes turns with the others on a busy dispatcher", () =>
       TestServices.provideLive(withReceiver((receiver) =>
