@@ -69,6 +69,8 @@ export const runDispatcher = (options: DispatcherOptions = {}) =>
       Effect.gen(function*() {
         const organizationId = queued[0]?.event.organizationId
         if (organizationId === undefined) return
+        // A claim under way when the hold-off began did not pass the connector over.
+        if (holdOff.holds(connectorId, yield* currentMillis)) return yield* uow.system(outbox.giveBack(holder, connectorId))
         const read = uow.system(connectors.findById(organizationId, connectorId))
         const started = yield* currentMillis
         // Read again after each event sent, which may have taken seconds: the next goes only

@@ -43,6 +43,8 @@ export const makeHoldOff = (first: Duration.DurationInput, max: Duration.Duratio
       streaks.set(connectorId, { unanswered: 0, holdOffs, until: now + wait, at: now })
       return true
     },
+    /** Whether `connectorId` is held off at `now`. */
+    holds: (connectorId: string, now: number): boolean => (streaks.get(connectorId)?.until ?? 0) > now,
     /** The connectors held off at `now`. */
     heldOff: (now: number): ReadonlyArray<string> => {
       const held: Array<string> = []

@@ -428,6 +428,63 @@ export const outboxSuite = <E>(name: string, storage: Layer.Layer<Storage | SqlC
           })))
       }))
 
+    it.effect("gives back a connector held off while a claim that had not seen it yet was under way, sending it nothing more", () =>
+      TestServices.provideLive(Effect.gen(function*() {
+        const { organization, tenant } = yield* newTenant
+        const crypto = yield* Crypto
+        const uow = yield* UnitOfWork
+        const sql = yield* SqlClient.SqlClient
+        const held = yield* install(tenant, `${NOWHERE}/held`, ["brand.*"])
+        for (let i = 0; i < 5; i++) yield* write(tenant, { name: "brand.created", entityType: "brand", entityId: yield* crypto.uuid })
+        // What earlier cases left queued would take the gate below in this connector's place.
+        yield* uow.system(sql`delete from webhook_queue where connector_id <> ${held.id}`).pipe(Effect.orDie)
+        const claimed = Effect.flatMap(
+          uow.system(sql`select CAST(count(*) AS INTEGER) as n from webhook_queue where connector_id = ${held.id} and claimed_by is not null`),
+          Schema.decodeUnknown(Schema.Array(Schema.Struct({ n: IntColumn })))
+        ).pipe(Effect.map((rows) => rows[0]?.n), Effect.orDie)
+        const atGate = yield* Deferred.make<void>()
+        const claimDone = yield* Deferred.make<void>()
+        let sends = 0
+        let armed = false
+        const sender = WebhookSender.of({
+          checkDestination: () => Effect.void,
+          send: () =>
+            Effect.suspend(() => {
+              const unanswered = { status: null, error: "connection refused" }
+              if (++sends !== 3) return Effect.succeed(unanswered)
+              // The third, the one that holds the connector off, ends only once a claim waits at the gate.
+              armed = true
+              return Effect.as(Deferred.await(atGate), unanswered)
+            })
+        })
+        // The claim made while the third is out goes on only once the hold-off has given the rest back.
+        const gated = UnitOfWork.of({
+          ...uow,
+          system: (effect) =>
+            Effect.suspend(() => {
+              if (!armed) return uow.system(effect)
+              armed = false
+              return Deferred.succeed(atGate, undefined).pipe(
+                Effect.zipRight(eventually(Effect.map(claimed, (n) => n === 0))),
+                Effect.zipRight(uow.system(effect)),
+                Effect.ensuring(Deferred.succeed(claimDone, undefined))
+              )
+            })
+        })
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* Effect.forkScoped(
+            runDispatcher({ pollInterval: "50 millis", holdOff: "1 hour", lease: "1 hour" }).pipe(
+              Effect.provideService(WebhookSender, sender),
+              Effect.provideService(UnitOfWork, gated)
+            )
+          )
+          yield* Deferred.await(claimDone)
+          yield* eventually(Effect.map(claimed, (n) => n === 0))
+        }))
+        expect(sends).toBe(3)
+        expect(yield* queued(organization.id)).toBe(2)
+      })))
+
     it.effect("serves a connector for one slice at a time, so that a slow receiver takes turns with the others on a busy dispatcher", () =>
       TestServices.provideLive(withReceiver((receiver) =>
         Effect.gen(function*() {
