@@ -27,7 +27,7 @@ export class Brands extends Context.Tag("catalog/Brands")<Brands, {
   readonly delete: (id: string) => Effect.Effect<void, NotFound, CurrentTenant>
 }>() {}
 
-export const makeBrands = Effect.gen(function*() {
+const makeBrands = Effect.gen(function*() {
   const repo = yield* BrandRepository
   const families = yield* Families
   const media = yield* MediaRepository

@@ -27,7 +27,7 @@ export class Categories extends Context.Tag("catalog/Categories")<Categories, {
   readonly delete: (id: string) => Effect.Effect<void, NotFound | Conflict, CurrentTenant>
 }>() {}
 
-export const makeCategories = Effect.gen(function*() {
+const makeCategories = Effect.gen(function*() {
   const repo = yield* CategoryRepository
   const families = yield* Families
   const media = yield* MediaRepository

@@ -3,8 +3,8 @@ import { BoundedArray } from "../shared/Bounded.js"
 import { lowerWithoutDiacritics } from "./Text.js"
 
 export const MAX_TAGS = 50
-export const MAX_TAG_INPUT_LENGTH = 80
-export const MAX_TAG_LENGTH = 60
+const MAX_TAG_INPUT_LENGTH = 80
+const MAX_TAG_LENGTH = 60
 
 /**
  * A run of non-alphanumerics: characters that are neither letters, digits nor marks, each with

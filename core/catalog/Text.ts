@@ -4,7 +4,7 @@
  * the marks are gone: a Hangul syllable is its letters when decomposed (`각` is `ᄀ`, `ᅡ`, `ᆨ`),
  * none of them a mark, and `가` is no part of `각`.
  */
-export const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC")
+const foldText = (s: string): string => s.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC")
 
 /**
  * Diacritics: the marks of the combining diacritical blocks, which Latin, Greek and Cyrillic

@@ -36,7 +36,7 @@ const hasCredentials = (s: string): boolean => {
  * Without a user name or password: the address is shown on every read of the connector and
  * kept in the tenant export, where credentials have no place (send them in `extra_headers`).
  */
-export const DestinationUrl = Schema.String.pipe(
+const DestinationUrl = Schema.String.pipe(
   Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
   // The URL parser would drop them, yet the address would be shown as sent.
   Schema.filter((s) => !/[\s\p{Cc}]/u.test(s), { message: () => "must not hold white space or control characters" }),
@@ -49,7 +49,7 @@ export const DestinationUrl = Schema.String.pipe(
 )
 
 /** At least 16 characters, counted as code points (`Schema.minLength` counts UTF-16 units: 8 emoji would pass). */
-export const WebhookSecret = Schema.String.pipe(
+const WebhookSecret = Schema.String.pipe(
   Schema.filter((s) => Array.from(s).length >= 16, { message: () => "must be at least 16 characters", jsonSchema: { minLength: 16 } })
 )
 
@@ -74,7 +74,7 @@ const headerProblem = (name: string, value: string): string | undefined => {
   return undefined
 }
 
-export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
+const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
   // Every problem at once, one issue each at the header it concerns, as the rest of a body's
   // are listed: a name given again in another case at that second name, as a label's locale is.
   Schema.filter((headers) => {
@@ -96,7 +96,7 @@ export const ExtraHeaders = BoundedMap(TextMap, 20, "at most 20 headers").pipe(
   })
 )
 
-export const EventPatterns = BoundedArray(EventPattern, 100, "at most 100 patterns")
+const EventPatterns = BoundedArray(EventPattern, 100, "at most 100 patterns")
 
 /** `POST /v1/connectors`. */
 export const InstallConnector = Schema.Struct({

@@ -44,7 +44,7 @@ export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
   readonly sendTest: (id: string) => Effect.Effect<Delivery, NotFound, CurrentTenant>
 }>() {}
 
-export const makeConnectors = Effect.gen(function*() {
+const makeConnectors = Effect.gen(function*() {
   const repo = yield* ConnectorRepository
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto

@@ -36,7 +36,7 @@ export class ContentPages extends Context.Tag("catalog/ContentPages")<ContentPag
 
 const specsOf = (schema: FamilySchema): ReadonlyMap<string, AttributeSpec> => new Map(schema.attributes.map((a) => [a.code, a]))
 
-export const makeContentPages = Effect.gen(function*() {
+const makeContentPages = Effect.gen(function*() {
   const repo = yield* ContentPageRepository
   const families = yield* FamilyRepository
   const organizations = yield* OrganizationRepository

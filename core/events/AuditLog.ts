@@ -17,7 +17,7 @@ export class AuditLog extends Context.Tag("catalog/AuditLog")<AuditLog, {
 const asStamped = (bound: string | undefined) =>
   bound === undefined || Number.isNaN(Date.parse(bound)) ? bound : millisecondBound(bound)
 
-export const makeAuditLog = Effect.gen(function*() {
+const makeAuditLog = Effect.gen(function*() {
   const events = yield* EventLog
   const uow = yield* UnitOfWork
   return AuditLog.of({

@@ -32,7 +32,7 @@ const alreadyStored = (stored: AttributeValues | undefined, code: string, e: Val
   stored?.[code]?.some((s) => sameLocale(s.locale, e.locale) && s.channel === e.channel && s.value === e.value) ?? false
 
 /** The media ids that the `media` and `file` values of checked `values` name, but those `stored` already holds. */
-export const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues, stored?: AttributeValues): ReadonlyArray<string> => {
+const mediaIdsOf = (specs: ReadonlyMap<string, AttributeSpec>, values: AttributeValues, stored?: AttributeValues): ReadonlyArray<string> => {
   const ids: Array<string> = []
   for (const code in values) {
     if (!MEDIA_TYPES.has(specs.get(code)?.type ?? "")) continue

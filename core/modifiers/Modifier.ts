@@ -37,7 +37,7 @@ export class Modifier extends Schema.Class<Modifier>("Modifier")({
   updatedAt: Timestamp
 }) {}
 
-export const MAX_MODIFIER_OPTIONS = 1000
+const MAX_MODIFIER_OPTIONS = 1000
 
 /** An option as written: its label holds one key per locale, as other labels do (`en-US` and `en-us` are one). */
 const ModifierOptionInput = Schema.Struct({

@@ -23,7 +23,7 @@ const checkOptions = (type: ModifierType, options: ReadonlyArray<ModifierOption>
   return issues.length === 0 ? Effect.void : Effect.fail(ValidationFailed.of(issues))
 }
 
-export const makeModifiers = Effect.gen(function*() {
+const makeModifiers = Effect.gen(function*() {
   const repo = yield* ModifierRepository
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto

@@ -20,7 +20,7 @@ export class ProductModifiers extends Context.Tag("catalog/ProductModifiers")<Pr
   readonly detach: (productId: string, modifierId: string) => Effect.Effect<void, NotFound, CurrentTenant>
 }>() {}
 
-export const makeProductModifiers = Effect.gen(function*() {
+const makeProductModifiers = Effect.gen(function*() {
   const repo = yield* ProductModifierRepository
   const modifiers = yield* ModifierRepository
   const products = yield* ProductRepository

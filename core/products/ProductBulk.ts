@@ -10,7 +10,7 @@ import { CreateProduct, type ProductRecord, UpdateProduct } from "./Product.js"
 import { generatedSlugs, type PlanContext, type PlanNeeds, planCreate, planUpdate, SlugBook } from "./ProductPlan.js"
 import { ProductRepository, type ProductWrite } from "./ProductRepository.js"
 
-export const MAX_BULK_ITEMS = 500
+const MAX_BULK_ITEMS = 500
 
 const Op = Schema.Struct({ op: Schema.Literal("create", "update", "delete") })
 // An item's keys it does not define are ignored, as a body's are: the document says so.

@@ -29,7 +29,7 @@ export interface ProductFilter {
   readonly numeric?: NumericRange | undefined
 }
 
-export type SortDir = "asc" | "desc"
+type SortDir = "asc" | "desc"
 
 /** The list's order. Ties break by id in the same direction; products without the attribute come last. */
 export type ProductSort =

@@ -4,7 +4,7 @@ import { DateTimeString, IntegerParam, isUuid, NonEmptyString, NumberText, Searc
 import { ProductStatus, ScopeQueryFields } from "./Product.js"
 
 /** A query boolean: `true`, `false`, `1` or `0`. */
-export const BooleanParam = Schema.transform(
+const BooleanParam = Schema.transform(
   Schema.Literal("true", "false", "1", "0").annotations({ message: () => "must be true, false, 1 or 0" }),
   Schema.Boolean,
   { strict: true, decode: (s) => s === "true" || s === "1", encode: (b) => (b ? "true" : "false") }
@@ -55,8 +55,8 @@ const TagFilter = Repeated(Schema.String, `at most ${MAX_TAGS} tags once canonic
   description: `at most ${MAX_TAGS} tags once canonicalized`
 }))
 
-export const SortBy = Schema.Literal("name", "slug", "status", "updatedAt", "createdAt", "relevance", "attribute")
-export type SortBy = typeof SortBy.Type
+const SortBy = Schema.Literal("name", "slug", "status", "updatedAt", "createdAt", "relevance", "attribute")
+type SortBy = typeof SortBy.Type
 
 /** The filters shared by the list and the facets. */
 const filterFields = {

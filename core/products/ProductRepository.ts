@@ -18,7 +18,7 @@ export interface ProductIndex {
  * A list item as JSON text assembled by the store: `ProductListItem` without `thumbnailUrl`,
  * which the product's media decide, and with its stored values spliced in as they are.
  */
-export interface ProductItemJson {
+interface ProductItemJson {
   readonly id: string
   readonly json: string
 }

@@ -1,10 +1,10 @@
 import { Schema } from "effect"
 import { Timestamp, Uuid } from "../shared/Fields.js"
 
-export const RelationshipType = Schema.Literal("related", "upsell", "cross_sell", "accessory").annotations({
+const RelationshipType = Schema.Literal("related", "upsell", "cross_sell", "accessory").annotations({
   message: () => "must be one of related, upsell, cross_sell, accessory"
 })
-export type RelationshipType = typeof RelationshipType.Type
+type RelationshipType = typeof RelationshipType.Type
 
 /** A directed link from a product to another of the same organization. */
 export class ProductRelationship extends Schema.Class<ProductRelationship>("ProductRelationship")({

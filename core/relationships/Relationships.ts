@@ -19,7 +19,7 @@ export class Relationships extends Context.Tag("catalog/Relationships")<Relation
   readonly remove: (productId: string, id: string) => Effect.Effect<void, NotFound, CurrentTenant>
 }>() {}
 
-export const makeRelationships = Effect.gen(function*() {
+const makeRelationships = Effect.gen(function*() {
   const repo = yield* RelationshipRepository
   const products = yield* ProductRepository
   const uow = yield* UnitOfWork

@@ -15,7 +15,7 @@ export class AttributeGroups extends Context.Tag("catalog/AttributeGroups")<Attr
   readonly create: (input: CreateAttributeGroup) => Effect.Effect<AttributeGroup, ValidationFailed, CurrentTenant>
 }>() {}
 
-export const makeAttributeGroups = Effect.gen(function*() {
+const makeAttributeGroups = Effect.gen(function*() {
   const repo = yield* AttributeRepository
   const crypto = yield* Crypto
   const events = yield* EventLog

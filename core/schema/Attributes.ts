@@ -74,7 +74,7 @@ const checkRules = (validation: Readonly<Record<string, unknown>> | null | undef
   return issues.length > 0 ? Effect.fail(ValidationFailed.of(issues)) : Effect.void
 }
 
-export const makeAttributes = Effect.gen(function*() {
+const makeAttributes = Effect.gen(function*() {
   const repo = yield* AttributeRepository
   const values = yield* AttributeValueStore
   const crypto = yield* Crypto

@@ -29,7 +29,7 @@ import { isRecordId, withRecordIds } from "../shared/RecordIds.js"
 /** The kinds whose one family is provisioned on first use instead of created. */
 export type ProvisionedKind = "category" | "brand"
 
-export const isProvisionedKind = (kind: EntityKind): kind is ProvisionedKind => kind === "category" || kind === "brand"
+const isProvisionedKind = (kind: EntityKind): kind is ProvisionedKind => kind === "category" || kind === "brand"
 
 export class Families extends Context.Tag("catalog/Families")<Families, {
   /** Families of one kind by code; for category and brand, provisions that schema first. */
@@ -69,7 +69,7 @@ const toAttachment = (a: Pick<AttachmentRecord, "familyId" | "attributeId" | "re
 
 const PROVISIONED_LABELS: Record<ProvisionedKind, string> = { category: "Category", brand: "Brand" }
 
-export const makeFamilies = Effect.gen(function*() {
+const makeFamilies = Effect.gen(function*() {
   const repo = yield* FamilyRepository
   const attributes = yield* AttributeRepository
   const values = yield* AttributeValueStore

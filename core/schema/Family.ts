@@ -49,7 +49,7 @@ export class FamilyDetails extends Schema.Class<FamilyDetails>("FamilyDetails")(
 }) {}
 
 /** Families are created for products and content; category and brand families are provisioned. */
-export const CreatableEntityKind = Schema.Literal("product", "content")
+const CreatableEntityKind = Schema.Literal("product", "content")
 
 export const CreateFamily = Schema.Struct({
   code: Code,

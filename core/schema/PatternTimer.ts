@@ -15,7 +15,7 @@ export class PatternTimer extends Context.Tag("catalog/PatternTimer")<PatternTim
 }>() {}
 
 /** How long one request may spend checking values against attributes' patterns, in all. */
-export const PATTERN_BUDGET_MILLIS = 250
+const PATTERN_BUDGET_MILLIS = 250
 
 const hasPattern = (spec: AttributeSpec | undefined) => typeof spec?.validation?.["pattern"] === "string"
 /** Whether `input` holds a value of an attribute with a pattern. */

@@ -12,7 +12,7 @@ type Path = ReadonlyArray<string | number>
 type Rules = Readonly<Record<string, unknown>>
 
 /** Checks one non-null value; answers it normalized, or the issues found at `path`. */
-export type ValueValidator = (value: unknown, rules: Rules, path: Path) => Either.Either<unknown, ReadonlyArray<Issue>>
+type ValueValidator = (value: unknown, rules: Rules, path: Path) => Either.Either<unknown, ReadonlyArray<Issue>>
 
 const fail = (path: Path, message: string, code: string): Either.Either<never, ReadonlyArray<Issue>> =>
   Either.left([{ path, message, code }])

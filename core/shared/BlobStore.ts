@@ -2,7 +2,7 @@ import { Context, type Effect, type Option, type Stream } from "effect"
 import type { TooLarge } from "./Errors.js"
 
 /** What a streamed write measured on the way to storage. */
-export interface StoredBlob {
+interface StoredBlob {
   readonly size: number
   /** Lower-case hex SHA-256 of the bytes stored. */
   readonly sha256: string

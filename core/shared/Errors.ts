@@ -22,7 +22,7 @@ const stepText = (step: string | number): string =>
   typeof step === "number" || /^[^\s."]+$/.test(step) ? shown(String(step)) : JSON.stringify(shown(step))
 
 /** The issues in one line, each after its path (a long step shown by its start): the message of a 422. */
-export const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
+const issuesSummary = (issues: ReadonlyArray<Pick<Issue, "path" | "message">>): string =>
   issues.map((i) => (i.path.length > 0 ? `${i.path.map(stepText).join(".")}: ${i.message}` : i.message)).join("; ")
 
 /**

@@ -181,7 +181,7 @@ export const TextMap = Schema.Record({
 }).annotations(strict)
 
 /** How many locales a label holds at most: CLDR names about a thousand. */
-export const MAX_LABEL_LOCALES = 1000
+const MAX_LABEL_LOCALES = 1000
 
 /** Map of locale to text. */
 export const LocalizedLabel = BoundedMap(TextMap, MAX_LABEL_LOCALES, `at most ${MAX_LABEL_LOCALES} locales`)

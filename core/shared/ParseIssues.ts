@@ -10,7 +10,7 @@ const ISSUE_CODES: Readonly<Record<string, string>> = {
 }
 
 /** An issue as `ParseResult.ArrayFormatter` gives it. */
-export interface RawIssue {
+interface RawIssue {
   readonly _tag: string
   readonly path: ReadonlyArray<PropertyKey>
   readonly message: string

@@ -50,7 +50,7 @@ export const unstorableStrings = (value: unknown, path: ReadonlyArray<string | n
 }
 
 /** Whether a value nests arrays and objects deeper than `max`; walked without recursion, so any depth (or a cycle) is answered. */
-export const nestsDeeper = (value: unknown, max: number): boolean => {
+const nestsDeeper = (value: unknown, max: number): boolean => {
   const pending: Array<readonly [unknown, number]> = [[value, 0]]
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [v, depth] = next

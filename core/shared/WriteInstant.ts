@@ -6,7 +6,7 @@ import { Effect, FiberRef } from "effect"
  * announces it are one instant. A receiver that reconciles with `updatedSince=<timestamp>`
  * then finds the record the event names. Outside a transaction each reading is the clock's.
  */
-export const writeInstant: FiberRef.FiberRef<{ at: number | undefined } | undefined> = FiberRef.unsafeMake<
+const writeInstant: FiberRef.FiberRef<{ at: number | undefined } | undefined> = FiberRef.unsafeMake<
   { at: number | undefined } | undefined
 >(undefined)
 

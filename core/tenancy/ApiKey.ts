@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { DateTimeString, Name, Timestamp, Uuid } from "../shared/Fields.js"
 import { Unchangeable } from "../shared/Unchangeable.js"
 
-export const ApiKeyStatus = Schema.Literal("active", "revoked", "expired")
+const ApiKeyStatus = Schema.Literal("active", "revoked", "expired")
 
 /** An API key as listed: never the key itself, only its first characters. */
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
@@ -52,7 +52,7 @@ export type RenameApiKey = typeof RenameApiKey.Type
 
 export const KEY_PREFIX = "pim_"
 
-export const statusAt = (key: ApiKeyRecord, nowIso: string): typeof ApiKeyStatus.Type =>
+const statusAt = (key: ApiKeyRecord, nowIso: string): typeof ApiKeyStatus.Type =>
   key.revokedAt !== null ? "revoked" : key.expiresAt !== null && key.expiresAt <= nowIso ? "expired" : "active"
 
 export const toApiKey = (key: ApiKeyRecord, nowIso: string): ApiKey =>

@@ -28,7 +28,7 @@ export class ApiKeys extends Context.Tag("catalog/ApiKeys")<ApiKeys, {
   readonly mint: (organizationId: string, name: string) => Effect.Effect<string>
 }>() {}
 
-export const makeApiKeys = Effect.gen(function*() {
+const makeApiKeys = Effect.gen(function*() {
   const repo = yield* ApiKeyRepository
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto

@@ -39,7 +39,7 @@ export class Authentication extends Context.Tag("catalog/Authentication")<Authen
   readonly invalidateKeys: Effect.Effect<void>
 }>() {}
 
-export const makeAuthentication = Effect.gen(function*() {
+const makeAuthentication = Effect.gen(function*() {
   const keys = yield* ApiKeyRepository
   const users = yield* UserRepository
   const sessions = yield* SessionVerifier

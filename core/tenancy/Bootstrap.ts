@@ -6,7 +6,7 @@ import type { Organization } from "./Organization.js"
 import { Organizations } from "./Organizations.js"
 import { UserRepository } from "./UserRepository.js"
 
-export interface SingleTenantOptions {
+interface SingleTenantOptions {
   readonly slug: string
   /** A `pim_...` key to register for the organization (hash only), once. */
   readonly apiKey: Option.Option<string>

@@ -35,7 +35,7 @@ const SettingsPatch = ClosedStruct({
   default_currency: Schema.optional(Schema.NullOr(CurrencyCode)),
   content_pages_enabled: Schema.optional(Schema.NullOr(Schema.Boolean))
 })
-export type SettingsPatch = typeof SettingsPatch.Type
+type SettingsPatch = typeof SettingsPatch.Type
 
 /** The stored settings with a PATCH's merged in; removing keys from no settings at all, or merging none, leaves none. */
 export const mergeSettings = (before: OrganizationSettings | null, patch: SettingsPatch): OrganizationSettings | null => {
@@ -50,7 +50,7 @@ export const defaultScope = (settings: OrganizationSettings | null): { readonly 
   channel: settings?.default_channel ?? null
 })
 
-export const BillingStatus = Schema.Literal("trialing", "active", "past_due", "paused", "cancelled")
+const BillingStatus = Schema.Literal("trialing", "active", "past_due", "paused", "cancelled")
 
 /** Read-only; written by a billing control plane. Null where the deployment does not bill. */
 export const Billing = Schema.Struct({

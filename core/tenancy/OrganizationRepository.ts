@@ -8,7 +8,7 @@ export type SoleOrganization =
   | { readonly _tag: "Sole"; readonly organization: Organization }
   | { readonly _tag: "Several" }
 
-export interface OrganizationRow {
+interface OrganizationRow {
   readonly organization: Organization
   readonly billing: Billing | null
 }

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Unauthenticated } from "../shared/Errors.js"
 
-export interface SessionClaims {
+interface SessionClaims {
   readonly userId: string
   readonly email: string | null
 }

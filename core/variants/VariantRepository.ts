@@ -3,7 +3,7 @@ import type { Conflict } from "../shared/Errors.js"
 import type { Variant } from "./Variant.js"
 
 /** A variant as stored: the record and the key of its axis combination (null without axes). */
-export interface VariantWrite {
+interface VariantWrite {
   readonly variant: Variant
   readonly axisKey: string | null
 }

@@ -38,7 +38,7 @@ export class Variants extends Context.Tag("catalog/Variants")<Variants, {
   readonly remove: (productId: string, id: string) => Effect.Effect<void, NotFound, CurrentTenant>
 }>() {}
 
-export const makeVariants = Effect.gen(function*() {
+const makeVariants = Effect.gen(function*() {
   const repo = yield* VariantRepository
   const products = yield* ProductRepository
   const families = yield* FamilyRepository

@@ -5,7 +5,7 @@ import { Crypto } from "../shared/Crypto.js"
 import type { WebhookRequest } from "./WebhookSender.js"
 
 /** The delivery body, in the specification's key order. */
-export const webhookBody = (event: CatalogEvent): Uint8Array =>
+const webhookBody = (event: CatalogEvent): Uint8Array =>
   new TextEncoder().encode(JSON.stringify({
     name: event.name,
     organization_id: event.organizationId,
