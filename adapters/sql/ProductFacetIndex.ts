@@ -29,7 +29,7 @@ const reshapes = (event: { readonly name: string }) => RESHAPING.has(event.name)
 /** Beyond this many events since the last look, reading everything again is cheaper than catching up. */
 const CATCH_UP_LIMIT = 5_000
 
-export interface FacetIndexLimits {
+interface FacetIndexLimits {
   /** Products kept in memory over all organizations; the least recently counted go first. */
   readonly maxProducts: number
   /** Organizations with a copy in memory; the least recently counted go first. */

@@ -62,7 +62,7 @@ export const refreshProductIndex = (sql: SqlClient.SqlClient, organizationId: st
  * Postgres writes each chunk's changed texts in one statement (a round trip a product took four
  * minutes at 100,000 products).
  */
-export const refreshSearchText = (sql: SqlClient.SqlClient, organizationId: string, ids: ReadonlyArray<string>) =>
+const refreshSearchText = (sql: SqlClient.SqlClient, organizationId: string, ids: ReadonlyArray<string>) =>
   Effect.forEach(chunksOf(ids, 500), (chunk) =>
     Effect.gen(function*() {
       const { rows, specsOf } = yield* readChunk(sql, organizationId, chunk)

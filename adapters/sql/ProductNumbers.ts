@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /** A product's sortable number for one attribute, as a `product_numbers` row. */
-export type ProductNumberRow = {
+type ProductNumberRow = {
   readonly organizationId: string
   readonly productId: string
   readonly attributeId: string
