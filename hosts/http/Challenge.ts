@@ -2,7 +2,7 @@ import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 
 /** The scheme every 401 asks for (RFC 9110 11.6.1 requires a challenge on each). */
-export const BEARER_CHALLENGE = 'Bearer realm="catalog"'
+const BEARER_CHALLENGE = 'Bearer realm="catalog"'
 
 const challengeIfUnauthenticated: HttpApp.PreResponseHandler = (_request, response) =>
   Effect.succeed(

@@ -136,7 +136,7 @@ export const hostConfig: Config.Config<HostConfig> = Config.all({
 )
 
 /** One line naming each variable that is wrong, for the operator. */
-export const describeConfigError = (error: ConfigError.ConfigError): string => {
+const describeConfigError = (error: ConfigError.ConfigError): string => {
   const lines: Array<string> = []
   const walk = (e: ConfigError.ConfigError): void => {
     switch (e._op) {

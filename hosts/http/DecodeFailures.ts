@@ -11,7 +11,7 @@ const cutShort = new WeakSet<HttpApiError.HttpApiDecodeError>()
 export const isCutShort = (error: HttpApiError.HttpApiDecodeError): boolean => cutShort.has(error)
 
 /** A schema failure as HttpApi reports it, formatting only its first failed checks. */
-export const decodeFailure = (error: ParseResult.ParseError): HttpApiError.HttpApiDecodeError => {
+const decodeFailure = (error: ParseResult.ParseError): HttpApiError.HttpApiDecodeError => {
   const first = firstFailedChecks(error)
   const failure = new HttpApiError.HttpApiDecodeError({
     issues: ParseResult.ArrayFormatter.formatErrorSync(first.error),

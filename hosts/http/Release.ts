@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import changelogJson from "../../changelog.json" with { type: "json" }
 import packageJson from "../../package.json" with { type: "json" }
 
-export const ChangelogEntry = Schema.Struct({
+const ChangelogEntry = Schema.Struct({
   version: Schema.String,
   date: Schema.String,
   title: Schema.String,

@@ -13,7 +13,7 @@ import { NoQuery } from "../ClosedQuery.js"
 // Paged like the product list (DESIGN: "`{data, limit, offset, hasMore}` like the product list"):
 // `limit` 1 to 200, default 50. The log keeps only the 50 most recent attempts, so a larger
 // limit simply returns all of them.
-export const DeliveriesQuery = Schema.Struct(pageParams(200)).annotations(strict)
+const DeliveriesQuery = Schema.Struct(pageParams(200)).annotations(strict)
 
 /** Headless connectors: install, manage, inspect their deliveries, send a test. */
 export class ConnectorsApi extends HttpApiGroup.make("connectors")

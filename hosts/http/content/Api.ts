@@ -10,7 +10,7 @@ import { ContentPagesAuth } from "./Auth.js"
 import { everyIssue } from "../EveryIssue.js"
 import { NoQuery } from "../ClosedQuery.js"
 
-export const ListContentPagesQuery = Schema.Struct({
+const ListContentPagesQuery = Schema.Struct({
   status: Schema.optional(ContentPageStatus),
   slug: Schema.optional(NonEmptyString),
   familyId: Schema.optional(Uuid),

@@ -3,9 +3,9 @@ import { Schema } from "effect"
 import { Envelope } from "../Errors.js"
 import { Changelog } from "../Release.js"
 
-export const Health = Schema.Struct({ status: Schema.String, service: Schema.String, version: Schema.String })
-export const Ready = Schema.Struct({ status: Schema.String })
-export const NotReady = Envelope.annotations(HttpApiSchema.annotations({ status: 503 }))
+const Health = Schema.Struct({ status: Schema.String, service: Schema.String, version: Schema.String })
+const Ready = Schema.Struct({ status: Schema.String })
+const NotReady = Envelope.annotations(HttpApiSchema.annotations({ status: 503 }))
 
 /** Probes and release notes: no credentials needed. */
 export class HealthApi extends HttpApiGroup.make("health")

@@ -14,7 +14,7 @@ const AttachedPath = Schema.Struct({ id: Uuid, mediaId: Uuid })
 const MediaQuery = Schema.Struct(pageParams(200)).annotations(strict)
 
 /** The upload form: one `file`, optional `alt` and `position`. Read as a stream, never buffered. */
-export const UploadForm = HttpApiSchema.MultipartStream(
+const UploadForm = HttpApiSchema.MultipartStream(
   // The fields as the upload checks them, so that the document states their bounds.
   Schema.Struct({ file: Multipart.SingleFileSchema, ...UploadFields.fields }),
   // The parser counts a few bytes past the file's own; the blob store enforces the exact limit.

@@ -13,12 +13,12 @@ import { everyIssue } from "../EveryIssue.js"
 import { ClosedQuery } from "../ClosedQuery.js"
 
 /** One bulk item's outcome; a failure carries the error object of the envelope. */
-export const BulkResultWire = Schema.Union(
+const BulkResultWire = Schema.Union(
   Schema.Struct({ ok: Schema.Literal(true), index: Schema.Int, id: Uuid }),
   Schema.Struct({ ok: Schema.Literal(false), index: Schema.Int, error: Envelope.fields.error })
 )
 
-export const BulkResponse = Schema.Struct({ results: Schema.Array(BulkResultWire) })
+const BulkResponse = Schema.Struct({ results: Schema.Array(BulkResultWire) })
 
 export class ProductsApi extends HttpApiGroup.make("products")
   .add(HttpApiEndpoint.get("list", "/v1/products").setUrlParams(ListProductsQuery).addSuccess(ProductList))

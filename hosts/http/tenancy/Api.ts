@@ -19,7 +19,7 @@ import { OrganizationAdmin } from "./Auth.js"
 
 export const IdPath = Schema.Struct({ id: Uuid })
 
-export const Me = Schema.Struct({
+const Me = Schema.Struct({
   organization: Schema.NullOr(Schema.Struct({ id: Schema.String, name: Schema.String, slug: Schema.String })),
   actor: Schema.Struct({ type: ActorType, id: Schema.String }),
   role: Schema.NullOr(Role)
