@@ -1,10 +1,10 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { Families } from "../schema/Families.js"
 import { actorId, now } from "../shared/Tenant.js"
-import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Conflict, type NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { Crypto } from "../shared/Crypto.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
@@ -40,10 +40,7 @@ const makeCategories = Effect.gen(function*() {
       uow.tenant(t.organizationId, f(t.organizationId, actorId(t.actor)).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))))
 
   const find = (organizationId: string, id: string) =>
-    Effect.flatMap(repo.findById(organizationId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "category", id })),
-      onSome: Effect.succeed
-    }))
+    repo.findById(organizationId, id).pipe(orNotFound("category", id))
 
   const checkParent = (organizationId: string, parentId: string) =>
     Effect.flatMap(repo.existing(organizationId, [parentId]), (found) =>

@@ -1,8 +1,8 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { emit, EventLog, makeEvent } from "../events/EventLog.js"
 import { DEFAULT_SUBSCRIPTION } from "../events/Subscription.js"
 import { Crypto } from "../shared/Crypto.js"
-import { NotFound, ValidationFailed } from "../shared/Errors.js"
+import { NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { deliver } from "../webhooks/Deliver.js"
@@ -55,11 +55,7 @@ const makeConnectors = Effect.gen(function*() {
 
   const inTenant = tenantTransaction(uow)
 
-  const found = (id: string) =>
-    Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "connector", id })),
-      onSome: (c: ConnectorRecord) => Effect.succeed(c)
-    })
+  const find = (organizationId: string, id: string) => repo.findById(organizationId, id).pipe(orNotFound("connector", id))
 
   const list = Effect.map(inTenant(repo.list), (rows) => rows.map(toConnector))
 
@@ -92,13 +88,13 @@ const makeConnectors = Effect.gen(function*() {
       return toConnector(record)
     })
 
-  const get = (id: string) => inTenant((organizationId) => Effect.flatMap(repo.findById(organizationId, id), found(id))).pipe(Effect.map(toConnector))
+  const get = (id: string) => inTenant((organizationId) => find(organizationId, id)).pipe(Effect.map(toConnector))
 
   const update = (id: string, input: UpdateConnector) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
         yield* uow.lock("connector", [id])
-        const before = yield* Effect.flatMap(repo.findById(organizationId, id), found(id))
+        const before = yield* find(organizationId, id)
         yield* keepUnchanged([
           ["type", input.type, before.type],
           // Compared as written canonically: connectors installed up to 0.40.0 keep the address as typed.
@@ -111,14 +107,11 @@ const makeConnectors = Effect.gen(function*() {
         if (events !== undefined && !sameJson(events, before.events)) changed.push("config.events")
         yield* services(emit({ name: "connector.updated", entityType: "connector", entityId: id, payload: { changed_fields: changed } }))
         if (changed.length === 0) return toConnector(before)
-        const after = yield* Effect.flatMap(
-          repo.update(organizationId, id, {
-            ...(input.name !== undefined ? { name: input.name } : {}),
-            ...(events !== undefined ? { events } : {}),
-            updatedAt: yield* now
-          }),
-          found(id)
-        )
+        const after = yield* repo.update(organizationId, id, {
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(events !== undefined ? { events } : {}),
+          updatedAt: yield* now
+        }).pipe(orNotFound("connector", id))
         return toConnector(after)
       })
     )
@@ -136,7 +129,7 @@ const makeConnectors = Effect.gen(function*() {
   const deliveries = (id: string, limit: number, offset: number) =>
     inTenant((organizationId) =>
       Effect.gen(function*() {
-        yield* Effect.flatMap(repo.findById(organizationId, id), found(id))
+        yield* find(organizationId, id)
         const page = yield* repo.deliveries(organizationId, id, limit, offset)
         return { data: page.deliveries, limit, offset, hasMore: page.hasMore }
       })
@@ -145,7 +138,7 @@ const makeConnectors = Effect.gen(function*() {
   const sendTest = (id: string) =>
     Effect.gen(function*() {
       const tenant = yield* CurrentTenant
-      const connector = yield* inTenant((organizationId) => Effect.flatMap(repo.findById(organizationId, id), found(id)))
+      const connector = yield* inTenant((organizationId) => find(organizationId, id))
       const event = yield* makeEvent(tenant.organizationId, tenant.actor, {
         name: "webhook.test",
         entityType: "connector",

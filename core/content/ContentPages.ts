@@ -10,7 +10,7 @@ import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.
 import { now } from "../shared/Tenant.js"
 import { CatalogSettings } from "../shared/CatalogSettings.js"
 import { Crypto } from "../shared/Crypto.js"
-import { Conflict, Forbidden, type Issue, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Conflict, Forbidden, type Issue, type NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { contentPagesFeature, isUsable } from "../tenancy/Features.js"
@@ -69,10 +69,7 @@ const makeContentPages = Effect.gen(function*() {
     Effect.flatMap(CurrentTenant, (t) => uow.tenant(t.organizationId, Effect.zipRight(gate(t.organizationId), f(t.organizationId))))
 
   const find = (organizationId: string, id: string) =>
-    Effect.flatMap(repo.findById(organizationId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "content page", id })),
-      onSome: Effect.succeed
-    }))
+    repo.findById(organizationId, id).pipe(orNotFound("content page", id))
 
   const contentFamily = (organizationId: string, familyId: string) =>
     Effect.flatMap(families.schemaOf(organizationId, familyId), (schema) =>

@@ -5,7 +5,7 @@ import { requireProduct } from "../products/RequireProduct.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { Crypto } from "../shared/Crypto.js"
-import { NotFound, type TooLarge, ValidationFailed } from "../shared/Errors.js"
+import { NotFound, orNotFound, type TooLarge, ValidationFailed } from "../shared/Errors.js"
 import { unstorableText } from "../shared/Fields.js"
 import { validationFailedOf } from "../shared/ParseIssues.js"
 import { shown } from "../shared/Preview.js"
@@ -90,10 +90,7 @@ export const makeMediaLibrary = Effect.gen(function*() {
     )
   const inTenant = tenantTransaction(uow)
   const find = (organizationId: string, id: string) =>
-    Effect.flatMap(repo.findById(organizationId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "media", id })),
-      onSome: Effect.succeed
-    }))
+    repo.findById(organizationId, id).pipe(orNotFound("media", id))
   /** The media, only while it is attached to the product. */
   const findOn = (organizationId: string, productId: string, id: string) =>
     Effect.gen(function*() {

@@ -1,7 +1,7 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { type Conflict, type NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { type CreateModifier, Modifier, type ModifierOption, type ModifierType, optionIssues, type UpdateModifier } from "./Modifier.js"
@@ -35,10 +35,7 @@ const makeModifiers = Effect.gen(function*() {
     )
   const inTenant = tenantTransaction(uow)
   const find = (organizationId: string, id: string) =>
-    Effect.flatMap(repo.findById(organizationId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "modifier", id })),
-      onSome: Effect.succeed
-    }))
+    repo.findById(organizationId, id).pipe(orNotFound("modifier", id))
 
   return withRecordIds(Modifiers.of({
     list: inTenant(repo.list),

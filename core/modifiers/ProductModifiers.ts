@@ -1,10 +1,10 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { ProductRepository } from "../products/ProductRepository.js"
 import { requireProduct } from "../products/RequireProduct.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Conflict, NotFound } from "../shared/Errors.js"
+import { type Conflict, NotFound, orNotFound } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { ModifierRepository } from "./ModifierRepository.js"
@@ -36,10 +36,7 @@ const makeProductModifiers = Effect.gen(function*() {
     )
   const inTenant = tenantTransaction(uow)
   const requireModifier = (organizationId: string, id: string) =>
-    Effect.flatMap(modifiers.findById(organizationId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "modifier", id })),
-      onSome: Effect.succeed
-    }))
+    modifiers.findById(organizationId, id).pipe(orNotFound("modifier", id))
 
   return withRecordIds(ProductModifiers.of({
     list: (productId) =>

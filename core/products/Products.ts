@@ -11,7 +11,7 @@ import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository, type FamilySchema } from "../schema/FamilyRepository.js"
 import { localeKey } from "../schema/AttributeValues.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Conflict, NotFound, type ValidationFailed } from "../shared/Errors.js"
+import { type Conflict, NotFound, orNotFound, type ValidationFailed } from "../shared/Errors.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
 import { OrganizationRepository } from "../tenancy/OrganizationRepository.js"
@@ -211,10 +211,7 @@ export const makeProducts = Effect.gen(function*() {
 
   const json = (id: string) =>
     readInTenant((organizationId) =>
-      Effect.flatMap(repo.findJson(organizationId, id), Option.match({
-        onNone: () => new NotFound({ entity: "product", id }),
-        onSome: Effect.succeed
-      }))
+      repo.findJson(organizationId, id).pipe(orNotFound("product", id))
     )
 
   const update = (id: string, patch: UpdateProduct) =>

@@ -1,5 +1,5 @@
-import { Effect, Option } from "effect"
-import { NotFound } from "../shared/Errors.js"
+import { Effect } from "effect"
+import { type NotFound, orNotFound } from "../shared/Errors.js"
 import type { ProductRecord } from "./Product.js"
 import type { ProductRepository } from "./ProductRepository.js"
 
@@ -9,7 +9,4 @@ export const requireProduct = (
   organizationId: string,
   id: string
 ): Effect.Effect<ProductRecord, NotFound> =>
-  Effect.flatMap(products.findById(organizationId, id), Option.match({
-    onNone: () => Effect.fail(new NotFound({ entity: "product", id })),
-    onSome: Effect.succeed
-  }))
+  products.findById(organizationId, id).pipe(orNotFound("product", id))

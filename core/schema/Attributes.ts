@@ -1,7 +1,7 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
-import { type Issue, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { type Issue, NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { takenAs } from "../shared/Taken.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
@@ -96,10 +96,7 @@ const makeAttributes = Effect.gen(function*() {
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 
   const find = (organizationId: string, id: string) =>
-    Effect.flatMap(repo.findById(organizationId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "attribute", id })),
-      onSome: Effect.succeed
-    }))
+    repo.findById(organizationId, id).pipe(orNotFound("attribute", id))
 
   const checkGroup = (organizationId: string, groupId: string | null | undefined) =>
     groupId === null || groupId === undefined ? Effect.void : Effect.flatMap(repo.findGroup(organizationId, groupId), Option.match({

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { emit, EventLog } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
-import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Conflict, NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { takenAs } from "../shared/Taken.js"
 import { keepUnchanged } from "../shared/Unchangeable.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
@@ -81,10 +81,7 @@ const makeFamilies = Effect.gen(function*() {
     effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
 
   const find = (organizationId: string, id: string) =>
-    Effect.flatMap(repo.findById(organizationId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "attribute family", id })),
-      onSome: Effect.succeed
-    }))
+    repo.findById(organizationId, id).pipe(orNotFound("attribute family", id))
 
   const newFamily = (organizationId: string, code: string, entityKind: EntityKind, label: Readonly<Record<string, string>>, description: string | null) =>
     Effect.gen(function*() {
@@ -244,10 +241,7 @@ const makeFamilies = Effect.gen(function*() {
           // Remakes the index of products holding the attribute's values: product writes planned against the family before wait.
           yield* changeDefinitions(uow, organizationId)
           const family = yield* find(organizationId, familyId)
-          const attribute = yield* Effect.flatMap(attributes.findById(organizationId, input.attributeId), Option.match({
-            onNone: () => Effect.fail(new NotFound({ entity: "attribute", id: input.attributeId })),
-            onSome: Effect.succeed
-          }))
+          const attribute = yield* attributes.findById(organizationId, input.attributeId).pipe(orNotFound("attribute", input.attributeId))
           if (attribute.entityKind !== family.entityKind) {
             return yield* ValidationFailed.one(
               ["attributeId"],

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { shown } from "./Preview.js"
 
 /** One reason a request was refused: where (`path` into the input) and why. */
@@ -71,6 +71,14 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
     return `${this.entity} ${this.id} not found`
   }
 }
+
+/** What `lookup` found, or `NotFound` for the `entity` with that `id` where it found nothing. */
+export const orNotFound = (entity: string, id: string) =>
+  <A, E, R>(lookup: Effect.Effect<Option.Option<A>, E, R>): Effect.Effect<A, E | NotFound, R> =>
+    Effect.flatMap(lookup, Option.match({
+      onNone: () => Effect.fail(new NotFound({ entity, id })),
+      onSome: Effect.succeed
+    }))
 
 /** A uniqueness clash or a write that the current state forbids (a family still in use). */
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {

@@ -5,7 +5,7 @@ import { mediaFolder } from "../media/Media.js"
 import { BlobStore } from "../shared/BlobStore.js"
 import { CatalogSettings } from "../shared/CatalogSettings.js"
 import { Crypto } from "../shared/Crypto.js"
-import { Conflict, Forbidden, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Conflict, Forbidden, NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { now as nowIso } from "../shared/Tenant.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { type Actor, CurrentTenant, SYSTEM_ACTOR_ID } from "./Actor.js"
@@ -96,12 +96,7 @@ export const makeOrganizations = Effect.gen(function*() {
   ) =>
     Effect.gen(function*() {
       const existing = userId !== undefined
-        ? yield* users.findById(userId).pipe(
-          Effect.flatMap(Option.match({
-            onNone: () => Effect.fail(new NotFound({ entity: "user", id: userId })),
-            onSome: Effect.succeed
-          }))
-        )
+        ? yield* users.findById(userId).pipe(orNotFound("user", userId))
         : email !== undefined
         ? Option.getOrUndefined(yield* users.findByEmail(email))
         : undefined

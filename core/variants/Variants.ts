@@ -10,7 +10,7 @@ import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { FamilyRepository } from "../schema/FamilyRepository.js"
 import { now, tenantTransaction } from "../shared/Tenant.js"
 import { Crypto } from "../shared/Crypto.js"
-import { Conflict, NotFound, ValidationFailed } from "../shared/Errors.js"
+import { Conflict, NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { positionAfter } from "../shared/Fields.js"
 import { UnitOfWork } from "../shared/UnitOfWork.js"
 import { CurrentTenant } from "../tenancy/Actor.js"
@@ -57,10 +57,7 @@ const makeVariants = Effect.gen(function*() {
   const inTenant = tenantTransaction(uow)
 
   const find = (organizationId: string, productId: string, id: string) =>
-    Effect.flatMap(repo.find(organizationId, productId, id), Option.match({
-      onNone: () => Effect.fail(new NotFound({ entity: "variant", id })),
-      onSome: Effect.succeed
-    }))
+    repo.find(organizationId, productId, id).pipe(orNotFound("variant", id))
 
   /** The product's family as variants see it: specs, axes and the organization's default scope. */
   const contextOf = (organizationId: string, familyId: string) =>
