@@ -72,11 +72,8 @@ export const toAttribute = (r: AttributeRecord): Attribute =>
   new Attribute({ ...r, defaultValue: r.defaultValue ?? null, isRequired: isRequiredOf(r.requirement) })
 
 
-export const CreateAttribute = Schema.Struct({
-  code: Code,
-  label: LabelInput,
-  type: AttributeType,
-  entityKind: Schema.optional(EntityKind),
+/** The fields a create and an update alike may leave out. */
+const OptionalAttributeFields = {
   groupId: Schema.optional(Schema.NullOr(Uuid)),
   isLocalizable: Schema.optional(Schema.Boolean),
   isScopable: Schema.optional(Schema.Boolean),
@@ -86,6 +83,14 @@ export const CreateAttribute = Schema.Struct({
   validation: Schema.optional(Schema.NullOr(ValidationRules)),
   defaultValue: Schema.optional(Schema.Unknown),
   position: Schema.optional(Position)
+}
+
+export const CreateAttribute = Schema.Struct({
+  code: Code,
+  label: LabelInput,
+  type: AttributeType,
+  entityKind: Schema.optional(EntityKind),
+  ...OptionalAttributeFields
 })
 export type CreateAttribute = typeof CreateAttribute.Type
 
@@ -95,15 +100,7 @@ export const UpdateAttribute = Schema.Struct({
   label: Schema.optional(LabelInput),
   type: Schema.optional(AttributeType),
   entityKind: Schema.optional(Unchangeable),
-  groupId: Schema.optional(Schema.NullOr(Uuid)),
-  isLocalizable: Schema.optional(Schema.Boolean),
-  isScopable: Schema.optional(Schema.Boolean),
-  requirement: Schema.optional(Requirement),
-  isRequired: Schema.optional(Schema.Boolean),
-  isVariantAxis: Schema.optional(Schema.Boolean),
-  validation: Schema.optional(Schema.NullOr(ValidationRules)),
-  defaultValue: Schema.optional(Schema.Unknown),
-  position: Schema.optional(Position)
+  ...OptionalAttributeFields
 })
 export type UpdateAttribute = typeof UpdateAttribute.Type
 
