@@ -91,27 +91,27 @@ export const toListItem = (r: ProductRecord, thumbnailUrl: string | null = null)
 
 const CategoryIds = BoundedArray(Uuid, 100, "at most 100 categories")
 
-export const CreateProduct = Schema.Struct({
-  familyId: Uuid,
-  name: Name,
+/** The fields a create and an update alike may leave out. */
+const OptionalProductFields = {
   slug: Schema.optional(Slug),
   status: Schema.optional(ProductStatus),
   brandId: Schema.optional(Schema.NullOr(Uuid)),
   attributes: Schema.optional(AttributeValuesField),
   tags: Schema.optional(TagsInput),
   categoryIds: Schema.optional(CategoryIds)
+}
+
+export const CreateProduct = Schema.Struct({
+  familyId: Uuid,
+  name: Name,
+  ...OptionalProductFields
 })
 export type CreateProduct = typeof CreateProduct.Type
 
 export const UpdateProduct = Schema.Struct({
   familyId: Schema.optional(Uuid),
   name: Schema.optional(Name),
-  slug: Schema.optional(Slug),
-  status: Schema.optional(ProductStatus),
-  brandId: Schema.optional(Schema.NullOr(Uuid)),
-  attributes: Schema.optional(AttributeValuesField),
-  tags: Schema.optional(TagsInput),
-  categoryIds: Schema.optional(CategoryIds)
+  ...OptionalProductFields
 })
 export type UpdateProduct = typeof UpdateProduct.Type
 
