@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import type { ApiKeyRecord } from "../../core/tenancy/ApiKey.js"
 import { ApiKeyRepository } from "../../core/tenancy/ApiKeyRepository.js"
 
@@ -20,7 +20,7 @@ const decodeRows = Schema.decodeUnknown(Schema.Array(Row))
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const all = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<ApiKeyRecord>> => Effect.orDie(decodeRows(rows))
-  const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), (r) => Option.fromNullable(r[0]))
+  const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), Array.head)
 
   return ApiKeyRepository.of({
     insert: (key) =>

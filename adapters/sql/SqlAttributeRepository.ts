@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { AttributeGroup, EntityKind, Requirement, ValidationRules } from "../../core/schema/Attribute.js"
 import type { AttributeRecord } from "../../core/schema/Attribute.js"
 import { AttributeRepository } from "../../core/schema/AttributeRepository.js"
@@ -67,7 +67,7 @@ const codeTaken = (a: { readonly code?: string | undefined }) =>
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const all = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<AttributeRecord>> => Effect.orDie(decodeRows(rows))
-  const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), (r) => Option.fromNullable(r[0]))
+  const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), Array.head)
   const groups = storedRecords(GroupRow, AttributeGroup)
 
   const findByCode = (organizationId: string, entityKind: EntityKind, code: string) =>
@@ -93,7 +93,7 @@ export const make = Effect.gen(function*() {
       sql`select * from attribute_groups where organization_id = ${organizationId} and id = ${id}`.pipe(
         Effect.orDie,
         Effect.flatMap(groups),
-        Effect.map((r) => Option.fromNullable(r[0]))
+        Effect.map(Array.head)
       ),
     insert: (a) =>
       sql`insert into attributes ${sql.insert(toColumns(a))}`.pipe(

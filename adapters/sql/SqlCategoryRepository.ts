@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { Category } from "../../core/catalog/Category.js"
 import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
 import { caseKey } from "../../core/catalog/Text.js"
@@ -80,7 +80,7 @@ export const make = Effect.gen(function*() {
       sql`select * from categories where organization_id = ${organizationId} and id = ${id}`.pipe(
         Effect.orDie,
         Effect.flatMap(all),
-        Effect.map((r) => Option.fromNullable(r[0]))
+        Effect.map(Array.head)
       ),
     list: (organizationId, query) =>
       sql`select * from categories where ${

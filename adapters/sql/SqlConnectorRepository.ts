@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import type { ConnectorRecord } from "../../core/connectors/Connector.js"
 import { ConnectorRepository } from "../../core/connectors/ConnectorRepository.js"
 import { BooleanColumn, IntColumn, JsonColumn, toBool, toJson } from "./Columns.js"
@@ -33,7 +33,7 @@ const decodeDeliveries = Schema.decodeUnknown(Schema.Array(DeliveryRow))
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const all = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<ConnectorRecord>> => Effect.orDie(decodeRows(rows))
-  const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), (r) => Option.fromNullable(r[0]))
+  const first = (rows: ReadonlyArray<unknown>) => Effect.map(all(rows), Array.head)
 
   return ConnectorRepository.of({
     insert: (c) =>

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { ContentPage, type ContentPageFilter, ContentPageStatus } from "../../core/content/ContentPage.js"
 import { ContentPageRepository } from "../../core/content/ContentPageRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
@@ -65,7 +65,7 @@ export const make = Effect.gen(function*() {
       sql`select * from content_pages where organization_id = ${organizationId} and id = ${id}`.pipe(
         Effect.orDie,
         Effect.flatMap(all),
-        Effect.map((r) => Option.fromNullable(r[0]))
+        Effect.map(Array.head)
       ),
     slugsTaken: (organizationId, slugs) =>
       slugs.length === 0

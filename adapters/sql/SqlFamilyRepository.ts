@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { EntityKind, isRequiredOf, Requirement, ValidationRules } from "../../core/schema/Attribute.js"
 import { AttributeType } from "../../core/schema/AttributeValues.js"
 import { Family, FamilyAttributeEntry, isRequiredOverrideOf } from "../../core/schema/Family.js"
@@ -76,9 +76,9 @@ const toFamilyAttribute = (e: FamilyAttributeEntry): FamilyAttribute => ({
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const families = storedRecords(FamilyRow, Family)
-  const family = (rows: ReadonlyArray<unknown>) => Effect.map(families(rows), (r) => Option.fromNullable(r[0]))
+  const family = (rows: ReadonlyArray<unknown>) => Effect.map(families(rows), Array.head)
   const attachment = (rows: ReadonlyArray<unknown>): Effect.Effect<Option.Option<AttachmentRecord>> =>
-    Effect.map(Effect.orDie(decodeAttachments(rows)), (r) => Option.fromNullable(r[0]))
+    Effect.map(Effect.orDie(decodeAttachments(rows)), Array.head)
   const familyColumns = (f: Family) => ({ ...f, label: toJson(f.label) })
 
   const findById = (organizationId: string, id: string) =>

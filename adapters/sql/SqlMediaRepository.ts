@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { Media, type MediaRecord, mediaUrl } from "../../core/media/Media.js"
 import { MediaRepository } from "../../core/media/MediaRepository.js"
 import { positionAfter } from "../../core/shared/Fields.js"
@@ -45,7 +45,7 @@ export const make = Effect.gen(function*() {
       sql`select * from media where organization_id = ${organizationId} and id = ${id}`.pipe(
         Effect.orDie,
         Effect.flatMap(all),
-        Effect.map((rows) => Option.fromNullable(rows[0]))
+        Effect.map(Array.head)
       ),
     existing: (organizationId, ids) => heldIds(sql, "media", organizationId, ids),
     ofProduct: (organizationId, productId, page) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { Modifier, ModifierOption, ModifierType } from "../../core/modifiers/Modifier.js"
 import { ModifierRepository } from "../../core/modifiers/ModifierRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
@@ -35,7 +35,7 @@ export const make = Effect.gen(function*() {
       sql`select * from modifiers where organization_id = ${organizationId} and id = ${id}`.pipe(
         Effect.orDie,
         Effect.flatMap(all),
-        Effect.map((r) => Option.fromNullable(r[0]))
+        Effect.map(Array.head)
       ),
     update: (m) =>
       sql`update modifiers set code = ${m.code}, name = ${m.name}, type = ${m.type}, options = ${toJson(m.options)}, updated_at = ${m.updatedAt}

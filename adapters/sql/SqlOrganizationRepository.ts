@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { Conflict } from "../../core/shared/Errors.js"
 import { Billing, Organization, OrganizationSettings } from "../../core/tenancy/Organization.js"
 import { OrganizationRepository, type SoleOrganization } from "../../core/tenancy/OrganizationRepository.js"
@@ -37,7 +37,7 @@ export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
   const one = (rows: ReadonlyArray<unknown>) =>
-    decodeRows(rows).pipe(Effect.orDie, Effect.map((r) => Option.fromNullable(r[0])))
+    decodeRows(rows).pipe(Effect.orDie, Effect.map(Array.head))
 
   return OrganizationRepository.of({
     insert: (o) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { ProductStatus, type ProductRecord } from "../../core/products/Product.js"
 import type { ProductFilter, ProductPage, ProductSort } from "../../core/products/ProductFilter.js"
 import { ProductRepository, type ProductWrite } from "../../core/products/ProductRepository.js"
@@ -354,7 +354,7 @@ export const make = Effect.gen(function*() {
       ),
     findById: (organizationId, id) =>
       selectRecords(sql`select ${sql.literal(withCategoryIds)} from products p where p.organization_id = ${organizationId} and p.id = ${id}`).pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
+        Effect.map(Array.head)
       ),
     findJson,
     hold: (organizationId, ids) => (ids.length === 0 ? Effect.void : holdProducts(sql, organizationId, idIn(sql, "id", ids))),
@@ -381,7 +381,7 @@ export const make = Effect.gen(function*() {
     productAttribute: (organizationId, code) =>
       sql`select id, type from attributes where organization_id = ${organizationId} and entity_kind = 'product' and code = ${code}`.pipe(
         Effect.flatMap(AttributeRows),
-        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.map(Array.head),
         Effect.orDie
       )
   })

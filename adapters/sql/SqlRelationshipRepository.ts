@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { ProductRelationship, type RelationshipPage } from "../../core/relationships/Relationship.js"
 import { RelationshipRepository } from "../../core/relationships/RelationshipRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"
@@ -34,7 +34,7 @@ export const make = Effect.gen(function*() {
       sql`select * from product_relationships where organization_id = ${organizationId} and product_id = ${productId} and id = ${id}`.pipe(
         Effect.orDie,
         Effect.flatMap(all),
-        Effect.map((rows) => Option.fromNullable(rows[0]))
+        Effect.map(Array.head)
       ),
     remove: (organizationId, id) =>
       sql`delete from product_relationships where organization_id = ${organizationId} and id = ${id} returning id`.pipe(

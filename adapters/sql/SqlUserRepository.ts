@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { Role } from "../../core/tenancy/Actor.js"
 import { UserRepository } from "../../core/tenancy/UserRepository.js"
 
@@ -10,7 +10,7 @@ const InviteRow = Schema.Struct({ organizationId: Schema.String, role: Role })
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const firstUser = (rows: ReadonlyArray<unknown>) =>
-    Schema.decodeUnknown(Schema.Array(UserRow))(rows).pipe(Effect.map((r) => Option.fromNullable(r[0])))
+    Schema.decodeUnknown(Schema.Array(UserRow))(rows).pipe(Effect.map(Array.head))
 
   const addMembership = (organizationId: string, userId: string, role: Role, at: string) =>
     sql`insert into memberships ${sql.insert({ organizationId, userId, role, createdAt: at })}
@@ -33,7 +33,7 @@ export const make = Effect.gen(function*() {
     roleIn: (organizationId, userId) =>
       sql`select organization_id, role from memberships where organization_id = ${organizationId} and user_id = ${userId}`.pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(MembershipRow))),
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.role)),
+        Effect.map((rows) => Option.map(Array.head(rows), (r) => r.role)),
         Effect.orDie
       ),
     memberships: (userId) =>

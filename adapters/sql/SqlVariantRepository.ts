@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Option, Schema } from "effect"
 import { Conflict } from "../../core/shared/Errors.js"
 import { Variant, VariantStatus } from "../../core/variants/Variant.js"
 import { VariantRepository, type VariantUpdate } from "../../core/variants/VariantRepository.js"
@@ -67,7 +67,7 @@ export const make = Effect.gen(function*() {
           where organization_id = ${organizationId} and product_id = ${productId} and id = ${id}`.pipe(
         Effect.orDie,
         Effect.flatMap(all),
-        Effect.map((r) => Option.fromNullable(r[0]))
+        Effect.map(Array.head)
       ),
     ofProduct: (organizationId, productId) => ofProduct(organizationId, productId).pipe(Effect.orDie, Effect.flatMap(all)),
     page: (organizationId, productId, page) =>
