@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { emit, EventLog } from "../events/EventLog.js"
+import { emit, eventServices } from "../events/EventLog.js"
 import { MediaRepository } from "../media/MediaRepository.js"
 import { holdDefinitions } from "../schema/DefinitionLock.js"
 import { Families } from "../schema/Families.js"
@@ -34,10 +34,10 @@ const makeBrands = Effect.gen(function*() {
   const timer = yield* PatternTimer
   const uow = yield* UnitOfWork
   const crypto = yield* Crypto
-  const events = yield* EventLog
+  const services = yield* eventServices
   const inTenant = <A, E, R>(f: (organizationId: string, actor: string | null) => Effect.Effect<A, E, R>) =>
     Effect.flatMap(CurrentTenant, (t) =>
-      uow.tenant(t.organizationId, f(t.organizationId, actorId(t.actor)).pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))))
+      uow.tenant(t.organizationId, f(t.organizationId, actorId(t.actor)).pipe(services)))
 
   const find = (organizationId: string, id: string) =>
     repo.findById(organizationId, id).pipe(orNotFound("brand", id))

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { emit, EventLog, makeEvent } from "../events/EventLog.js"
+import { emit, EventLog, eventServices, makeEvent } from "../events/EventLog.js"
 import { DEFAULT_SUBSCRIPTION } from "../events/Subscription.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
@@ -50,8 +50,7 @@ const makeConnectors = Effect.gen(function*() {
   const crypto = yield* Crypto
   const events = yield* EventLog
   const sender = yield* WebhookSender
-  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+  const services = yield* eventServices
 
   const inTenant = tenantTransaction(uow)
 

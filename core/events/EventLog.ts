@@ -24,6 +24,17 @@ export class EventLog extends Context.Tag("catalog/EventLog")<EventLog, {
   ) => Effect.Effect<{ readonly events: ReadonlyArray<CatalogEvent>; readonly hasMore: boolean }>
 }>() {}
 
+/**
+ * Takes `Crypto` and the `EventLog` once, where a use case is built, and answers what provides
+ * them to an effect, so that its operations ask only for the tenant.
+ */
+export const eventServices = Effect.gen(function*() {
+  const crypto = yield* Crypto
+  const events = yield* EventLog
+  return <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+})
+
 /** Records `event` as done by the current actor in the current organization. */
 export const emit = (event: NewEvent): Effect.Effect<CatalogEvent, never, EventLog | CurrentTenant | Crypto> =>
   Effect.gen(function*() {

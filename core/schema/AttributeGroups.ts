@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { emit, EventLog } from "../events/EventLog.js"
+import { emit, eventServices } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import type { ValidationFailed } from "../shared/Errors.js"
 import { takenAs } from "../shared/Taken.js"
@@ -18,10 +18,8 @@ export class AttributeGroups extends Context.Tag("catalog/AttributeGroups")<Attr
 const makeAttributeGroups = Effect.gen(function*() {
   const repo = yield* AttributeRepository
   const crypto = yield* Crypto
-  const events = yield* EventLog
   const tenant = tenantTransaction(yield* UnitOfWork)
-  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+  const services = yield* eventServices
 
   return AttributeGroups.of({
     list: tenant(repo.listGroups),

@@ -1,5 +1,5 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
-import { emit, EventLog } from "../events/EventLog.js"
+import { emit, eventServices } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { type Issue, NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { takenAs } from "../shared/Taken.js"
@@ -89,11 +89,9 @@ const makeAttributes = Effect.gen(function*() {
         known.has(id) ? Effect.void : Effect.fail(ValidationFailed.one(["defaultValue"], `media ${id} does not exist`, "unknown_media")))
       : Effect.void
   }
-  const events = yield* EventLog
   const uow = yield* UnitOfWork
   const tenant = tenantTransaction(uow)
-  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+  const services = yield* eventServices
 
   const find = (organizationId: string, id: string) =>
     repo.findById(organizationId, id).pipe(orNotFound("attribute", id))

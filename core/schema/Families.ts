@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
-import { emit, EventLog } from "../events/EventLog.js"
+import { emit, eventServices } from "../events/EventLog.js"
 import { Crypto } from "../shared/Crypto.js"
 import { Conflict, NotFound, orNotFound, ValidationFailed } from "../shared/Errors.js"
 import { takenAs } from "../shared/Taken.js"
@@ -74,11 +74,9 @@ const makeFamilies = Effect.gen(function*() {
   const attributes = yield* AttributeRepository
   const values = yield* AttributeValueStore
   const crypto = yield* Crypto
-  const events = yield* EventLog
   const uow = yield* UnitOfWork
   const tenant = tenantTransaction(uow)
-  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+  const services = yield* eventServices
 
   const find = (organizationId: string, id: string) =>
     repo.findById(organizationId, id).pipe(orNotFound("attribute family", id))

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
-import { emit, EventLog, makeEvent } from "../events/EventLog.js"
+import { emit, EventLog, eventServices, makeEvent } from "../events/EventLog.js"
 import { datetimeMillis } from "../shared/Calendar.js"
 import { Crypto } from "../shared/Crypto.js"
 import { NotFound, ValidationFailed } from "../shared/Errors.js"
@@ -34,8 +34,7 @@ const makeApiKeys = Effect.gen(function*() {
   const crypto = yield* Crypto
   const events = yield* EventLog
   const auth = yield* Authentication
-  const services = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provideService(Crypto, crypto), Effect.provideService(EventLog, events))
+  const services = yield* eventServices
 
   const inTenant = tenantTransaction(uow)
 
