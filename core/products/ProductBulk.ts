@@ -81,6 +81,20 @@ type CreateStep = Extract<Step, { op: "create" }>
 type UpdateStep = Extract<Step, { op: "update" }>
 type PlannedUpdate = { readonly write: ProductWrite; readonly changedFields: ReadonlyArray<string> }
 
+/** The event announcing a written step; an update announces the fields its plan changed. */
+const announcementOf = (s: Step): NewEvent => {
+  switch (s.op) {
+    case "create":
+      return { name: "product.created", entityType: "product", entityId: s.write.product.id, payload: { slug: s.write.product.slug } }
+    case "update": {
+      const changedFields = Either.isRight(s.plan) ? s.plan.right.changedFields : []
+      return { name: "product.updated", entityType: "product", entityId: s.base.id, payload: { changed_fields: changedFields } }
+    }
+    case "delete":
+      return { name: "product.deleted", entityType: "product", entityId: s.product.id, payload: { slug: s.product.slug } }
+  }
+}
+
 export interface BulkDeps {
   readonly planContext: (needs: PlanNeeds) => Effect.Effect<PlanContext>
   /**
@@ -254,16 +268,9 @@ export const runBulk = (organizationId: string, items: ReadonlyArray<unknown>, d
     const announced: Array<NewEvent> = []
     for (const s of steps) {
       if (!done.has(s.index)) continue
-      const id = s.op === "delete" ? s.product.id : s.op === "update" ? s.base.id : s.write.product.id
-      if (s.op === "create") {
-        announced.push({ name: "product.created", entityType: "product", entityId: id, payload: { slug: s.write.product.slug } })
-      } else if (s.op === "update") {
-        const changedFields = Either.isRight(s.plan) ? s.plan.right.changedFields : []
-        announced.push({ name: "product.updated", entityType: "product", entityId: id, payload: { changed_fields: changedFields } })
-      } else if (s.op === "delete") {
-        announced.push({ name: "product.deleted", entityType: "product", entityId: id, payload: { slug: s.product.slug } })
-      }
-      results.set(s.index, { ok: true, index: s.index, id })
+      const event = announcementOf(s)
+      announced.push(event)
+      results.set(s.index, { ok: true, index: s.index, id: event.entityId })
     }
     yield* emitAll(announced)
     return items.flatMap((_, index) => Option.toArray(Option.fromNullable(results.get(index))))
