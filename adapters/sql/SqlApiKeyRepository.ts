@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import type { ApiKeyRecord } from "../../core/tenancy/ApiKey.js"
 import { ApiKeyRepository } from "../../core/tenancy/ApiKeyRepository.js"
 

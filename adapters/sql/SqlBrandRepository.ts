@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { Brand } from "../../core/catalog/Brand.js"
 import { BrandRepository } from "../../core/catalog/BrandRepository.js"
 import { caseKey } from "../../core/catalog/Text.js"

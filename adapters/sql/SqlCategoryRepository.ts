@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { Category } from "../../core/catalog/Category.js"
 import { CategoryRepository } from "../../core/catalog/CategoryRepository.js"
 import { caseKey } from "../../core/catalog/Text.js"

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import type { ConnectorRecord } from "../../core/connectors/Connector.js"
 import { ConnectorRepository } from "../../core/connectors/ConnectorRepository.js"
 import { BooleanColumn, IntColumn, JsonColumn, toBool, toJson } from "./Columns.js"

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { ContentPage, type ContentPageFilter, ContentPageStatus } from "../../core/content/ContentPage.js"
 import { ContentPageRepository } from "../../core/content/ContentPageRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"

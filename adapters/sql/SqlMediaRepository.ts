@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { Media, type MediaRecord, mediaUrl } from "../../core/media/Media.js"
 import { MediaRepository } from "../../core/media/MediaRepository.js"
 import { positionAfter } from "../../core/shared/Fields.js"

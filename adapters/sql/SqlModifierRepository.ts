@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { Modifier, ModifierOption, ModifierType } from "../../core/modifiers/Modifier.js"
 import { ModifierRepository } from "../../core/modifiers/ModifierRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"

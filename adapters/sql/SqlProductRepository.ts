@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { ProductStatus, type ProductRecord } from "../../core/products/Product.js"
 import type { ProductFilter, ProductPage, ProductSort } from "../../core/products/ProductFilter.js"
 import { ProductRepository, type ProductWrite } from "../../core/products/ProductRepository.js"

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { ProductRelationship, type RelationshipPage } from "../../core/relationships/Relationship.js"
 import { RelationshipRepository } from "../../core/relationships/RelationshipRepository.js"
 import { Conflict } from "../../core/shared/Errors.js"

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array, Effect, Layer, Option, Schema } from "effect"
+import { Array, Effect, Layer, Schema } from "effect"
 import { Conflict } from "../../core/shared/Errors.js"
 import { Variant, VariantStatus } from "../../core/variants/Variant.js"
 import { VariantRepository, type VariantUpdate } from "../../core/variants/VariantRepository.js"
